@@ -1,0 +1,67 @@
+# Fabric Advisor: `make run` starts the service, `make test` runs every test.
+# Both set up what they need first: the two virtual environments, the knowledge
+# database and the Rasa model (trained only when the bot's data changed).
+
+SHELL := /bin/bash
+PYTHON3 ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON3) -m uv")
+VENV := .venv
+PY := $(VENV)/bin/python
+RASA_VENV := .venv-rasa
+RASA := $(RASA_VENV)/bin/rasa
+VAR := var
+KB := $(VAR)/knowledge.db
+BOT_DATA := $(wildcard bot/data/*.yml) bot/domain.yml bot/config.yml
+MODEL := bot/models/fabric-advisor.tar.gz
+
+.PHONY: run test bench setup venv rasa-venv kb model browser clean nlu-report
+
+run: setup
+	$(PY) -m advisor.run
+
+test: setup browser
+	$(PY) -m pytest -q -ra
+
+bench: setup
+	$(PY) -m bench
+
+setup: venv kb rasa-venv model
+
+# --- uv: installed from PyPI when the machine has none --------------------------
+.uv-ok:
+	@$(UV) --version >/dev/null 2>&1 || $(PYTHON3) -m pip install -q uv
+	@touch $@
+
+# --- our environment: Python 3.11+, locked by uv.lock ---------------------------
+venv: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml uv.lock .uv-ok
+	$(UV) sync --frozen --quiet -p $(PYTHON3)
+	@touch $@
+
+# --- the Rasa environment: Python 3.10, pinned by bot/requirements-rasa.txt -----
+rasa-venv: $(RASA_VENV)/.installed
+$(RASA_VENV)/.installed: bot/requirements-rasa.txt .uv-ok
+	@py310=$$(scripts/find-python310) || exit 1; \
+	  [ -x $(RASA_VENV)/bin/python ] || $(UV) venv --quiet -p "$$py310" $(RASA_VENV)
+	$(UV) pip install --quiet -p $(RASA_VENV)/bin/python -r bot/requirements-rasa.txt
+	@touch $@
+
+# --- knowledge database: rebuilt when a source file changed ---------------------
+kb: $(KB)
+$(KB): $(VENV)/.installed $(wildcard knowledge/sources/*.yaml) $(wildcard knowledge/*.py)
+	$(PY) -m knowledge build --db $(KB)
+
+# --- Rasa model: trained when the bot's data changed ----------------------------
+model: $(MODEL)
+$(MODEL): $(RASA_VENV)/.installed $(BOT_DATA)
+	cd bot && ../$(RASA) train --quiet --fixed-model-name fabric-advisor --out models
+
+nlu-report: setup
+	cd bot && ../$(RASA) test nlu --cross-validation --folds 3 --out ../$(VAR)/nlu-report --quiet
+
+# --- Debian's chromium for the browser tests (no browser download) --------------
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+clean:
+	rm -rf $(VENV) $(RASA_VENV) $(VAR) bot/models .uv-ok
