@@ -1,0 +1,56 @@
+"""Models of the advisor's question-answering contract (`ask`), shared by the REST API,
+the action server and the CLI so that all three answer the same question the same way.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rules.models import ProfileDraft, Recommendation
+
+MAX_QUESTION_CHARS = 2000
+
+
+class AskKind(StrEnum):
+    recommendation = "recommendation"
+    answer = "answer"
+    clarification = "clarification"
+
+
+class Answer(BaseModel):
+    """A knowledge-base answer to a question, with where it comes from."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(description="The answer.", examples=["PFC pauses transmission when buffers fill..."])
+    topic: str = Field(description="Knowledge entry answered from.", examples=["PFC"])
+    subject: str = Field(description="Knowledge subject of the entry.", examples=["glossary"])
+    source: str = Field(description="Where the fact comes from.", examples=["Seed guide, 'Priority Flow Control (PFC)'"])
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(
+        min_length=1,
+        max_length=MAX_QUESTION_CHARS,
+        description="What the person asked, in their words (at most 2,000 characters).",
+        examples=["We will pretrain a 70B model on 128 H100s. What network do we need?"],
+    )
+    profile: ProfileDraft | None = Field(
+        default=None, description="What earlier turns established; merged with this question."
+    )
+
+
+class AskResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: AskKind = Field(description="What the reply is.", examples=["recommendation"])
+    profile: ProfileDraft = Field(description="What was understood, merged with the given profile.")
+    missing: list[str] = Field(
+        default_factory=list,
+        description="Profile fields still needed to size the cluster.",
+        examples=[["gpu_count"]],
+    )
+    recommendation: Recommendation | None = Field(default=None, description="When kind is recommendation.")
+    answer: Answer | None = Field(default=None, description="When kind is answer.")
+    reply: str = Field(description="Markdown a person reads.")
