@@ -1,0 +1,497 @@
+"""Switch and cable counts for a compute fabric: fat-tree, rail-optimized, Dragonfly+.
+
+Every function here is closed-form arithmetic on a handful of integers (the only
+loops run over the divisors of one switch's port count), so sizing a
+1,000,000-GPU fabric costs the same few microseconds as sizing 16 GPUs; the engine
+sizes several candidates per recommendation.
+
+Vocabulary used in the notes: a switch of radix k has k ports at the link speed;
+"down" ports face the servers, "up" ports face the next tier. A leaf's uplinks must
+spread evenly over the switches above it (every leaf reaches every spine of its
+group by the same number of cables), which is why switch counts are rounded up to
+a divisor of the uplink count rather than to the bare need (DESIGN.md, the
+3-SU row of the DGX SuperPOD table: 12 spines would carry the uplinks, 16 are built).
+
+Sources:
+- Fat-tree capacities k^2/2 (two tiers) and k^3/4 (three tiers): Al-Fares et al.,
+  "A Scalable, Commodity Data Center Network Architecture", SIGCOMM 2008.
+- Rail-optimized layout and the reference counts: NVIDIA DGX SuperPOD reference
+  architectures (DGX H100, DGX B200, DGX B300), "Compute fabric" tables.
+- Dragonfly+: Shpiner, Haramaty, Eliad, Zdornov, Gafni, Zahavi, "Dragonfly+: Low Cost
+  Topology for Scaling Datacenters", HiPINEB @ HPCA 2017.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from functools import lru_cache
+from typing import NamedTuple
+
+from rules.models import CableTier, Topology, TopologyKind
+
+
+class FabricTooLarge(ValueError):
+    """More endpoints than the topology can hold with switches of this radix.
+
+    Carries the numbers so a caller can say what would fit: `endpoints` asked for,
+    the switch `radix`, and the `maximum` endpoints the largest layout holds.
+    """
+
+    def __init__(self, message: str, *, endpoints: int, radix: int, maximum: int) -> None:
+        super().__init__(message)
+        self.endpoints = endpoints
+        self.radix = radix
+        self.maximum = maximum
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+@lru_cache(maxsize=512)
+def _divisors(n: int) -> tuple[int, ...]:
+    """The divisors of n in increasing order (n is a port count, so this is tiny)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return tuple(sorted({*small, *(n // d for d in small)}))
+
+
+def smallest_divisor_at_least(n: int, need: int) -> int:
+    """The smallest divisor of `n` that is >= `need` (n itself when need > n's others).
+
+    Used for switch counts: a leaf with n uplinks can spread them evenly over s
+    switches only when s divides n.
+    """
+    divisors = _divisors(n)
+    i = bisect_left(divisors, max(need, 1))
+    if i == len(divisors):
+        raise ValueError(f"no divisor of {n} is >= {need}")
+    return divisors[i]
+
+
+def _check_radix(radix: int) -> None:
+    if radix < 4:
+        raise ValueError(f"radix: a switch needs at least 4 ports to build a fabric, got {radix}")
+
+
+def _check_positive(**values: float) -> None:
+    for name, value in values.items():
+        if value < 1:
+            raise ValueError(f"{name}: must be at least 1, got {value}")
+
+
+class _Clos(NamedTuple):
+    """The switches above the leaves of a folded Clos (fat-tree) network."""
+
+    tiers: int
+    spines: int
+    cores: int
+    leaf_spine_cables: int
+    spine_core_cables: int
+    notes: list[str]
+
+
+def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
+    """Spines (and core) for `leaves` leaf switches with `uplinks` cabled uplinks each.
+
+    Two tiers while the spines can reach every leaf: each leaf sends at least one
+    cable to every spine, so at most `uplinks` spines, each taking `radix` leaf
+    cables, which joins up to `radix` leaves. Spine count: the smallest divisor of
+    `uplinks` that carries all uplinks.
+
+    Three tiers beyond that (the k-ary fat-tree of Al-Fares et al.): leaves are
+    grouped into pods of h = radix // 2 leaves; a full pod has `uplinks` spines
+    (one cable from each leaf to each), each spine with h ports down and h up, so
+    the spines are non-blocking and spine-core cables equal leaf-spine cables. A
+    last, partial pod of r leaves gets the smallest divisor of `uplinks` that
+    carries its r x uplinks cables. Spine j of every pod joins core plane j
+    (`uplinks` planes); every leaf contributes one cable's worth to each plane, so
+    a plane carries `leaves` cables and needs ceil(leaves / radix) core switches,
+    rounded up to a divisor of h so each spine's h uplinks spread evenly. That
+    holds up to radix x h leaves (h cores per plane, radix pods).
+
+    Returns None when even three tiers cannot join that many leaves.
+    """
+    k = radix
+    h = k // 2
+    cables = leaves * uplinks
+    if leaves <= k:
+        need = math.ceil(cables / k)
+        spines = smallest_divisor_at_least(uplinks, need)
+        note = (
+            f"Two tiers: {leaves} leaves x {uplinks} uplinks = {cables:,} leaf-spine cables "
+            f"need {need} spine(s) of {k} ports; each leaf's {uplinks} uplinks spread evenly, so the "
+            f"spine count is the smallest divisor of {uplinks} that is at least {need}: {spines} "
+            f"({uplinks // spines} cable(s) from every leaf to every spine)."
+        )
+        return _Clos(2, spines, 0, cables, 0, [note])
+    if leaves > k * h:
+        return None
+    full_pods, rest = divmod(leaves, h)
+    partial_spines = smallest_divisor_at_least(uplinks, math.ceil(rest * uplinks / h)) if rest else 0
+    spines = full_pods * uplinks + partial_spines
+    cores_per_plane = smallest_divisor_at_least(h, math.ceil(leaves / k))
+    cores = uplinks * cores_per_plane
+    pods = f"{full_pods} pod(s) of {h} leaves with {uplinks} spines each"
+    if rest:
+        pods += f" plus a partial pod of {rest} leaves with {partial_spines} spines"
+    notes = [
+        f"Three tiers: {leaves} leaves are more than the {k} a two-tier fabric of {k}-port "
+        f"switches joins, so leaves form pods of {h} (every spine has {h} ports down, {h} up): "
+        f"{pods} = {spines:,} spines.",
+        f"Core: spine j of every pod joins core plane j ({uplinks} planes); each plane carries "
+        f"{leaves:,} uplinks, needing ceil({leaves:,}/{k}) = {math.ceil(leaves / k)} core switch(es), "
+        f"rounded up to a divisor of {h} so each spine's uplinks spread evenly: "
+        f"{cores_per_plane} per plane = {cores:,} core switches.",
+    ]
+    if rest:
+        notes.append(
+            "The partial pod's spine uplinks are spread over the core planes as evenly as "
+            "the port counts allow; the core count is sized for the full plane load."
+        )
+    return _Clos(3, spines, cores, cables, cables, notes)
+
+
+def _cable_tiers(link_gbps: int, node_leaf: int, leaf_spine: int = 0, spine_core: int = 0) -> list[CableTier]:
+    tiers = [CableTier(tier="node-leaf", count=node_leaf, gbps=link_gbps)]
+    if leaf_spine:
+        tiers.append(CableTier(tier="leaf-spine", count=leaf_spine, gbps=link_gbps))
+    if spine_core:
+        tiers.append(CableTier(tier="spine-core", count=spine_core, gbps=link_gbps))
+    return tiers
+
+
+# ----------------------------------------------------------------------------- fat-tree
+
+
+def leaf_port_split(radix: int, oversubscription: float = 1.0) -> tuple[int, int]:
+    """(down, up) ports of a leaf for a down:up ratio r: down = floor(k*r/(1+r)).
+
+    r = 1 gives the non-blocking k/2 : k/2 split; r = 3 on 64 ports gives 48 : 16.
+    """
+    _check_radix(radix)
+    if oversubscription < 1:
+        raise ValueError(f"oversubscription: the leaf down:up ratio must be >= 1, got {oversubscription}")
+    down = math.floor(radix * oversubscription / (1 + oversubscription) + 1e-9)
+    down = min(max(down, 1), radix - 1)
+    return down, radix - down
+
+
+def fat_tree_capacity(radix: int, tiers: int, oversubscription: float = 1.0) -> int:
+    """Most endpoints a fat-tree of `tiers` tiers of `radix`-port switches holds.
+
+    Non-blocking: k (one switch), k^2/2 (two tiers), k^3/4 (three tiers). With
+    oversubscribed leaves (d ports down) the spines and core are unchanged, so the
+    limits become k x d and k x (k/2) x d.
+    """
+    _check_radix(radix)
+    if tiers == 1:
+        return radix
+    down, _ = leaf_port_split(radix, oversubscription)
+    if tiers == 2:
+        return radix * down
+    if tiers == 3:
+        return radix * (radix // 2) * down
+    raise ValueError(f"tiers: 1, 2 or 3, got {tiers}")
+
+
+def size_fat_tree(endpoints: int, radix: int, link_gbps: int, oversubscription: float = 1.0) -> Topology:
+    """Leaf, spine and core switches and cables of a fat-tree (folded Clos) for `endpoints` ports.
+
+    One switch when the endpoints fit its ports; otherwise leaves with
+    down = floor(k*r/(1+r)) ports to endpoints and the rest up, and two tiers up to
+    k x down endpoints (k^2/2 non-blocking), three tiers up to k x k/2 x down (k^3/4).
+    Every leaf's uplinks are cabled, also on a partly filled last leaf, so the
+    fabric can be filled later without recabling. Bisection bandwidth is
+    endpoints x link / 2, divided by the leaf's down:up ratio when oversubscribed.
+
+    Raises FabricTooLarge past three tiers.
+    """
+    _check_radix(radix)
+    _check_positive(endpoints=endpoints, link_gbps=link_gbps)
+    k = radix
+    if endpoints <= k:
+        return Topology(
+            kind=TopologyKind.fat_tree,
+            tiers=1,
+            endpoints=endpoints,
+            radix=k,
+            leaf_switches=1,
+            spine_switches=0,
+            core_switches=0,
+            cables=_cable_tiers(link_gbps, endpoints),
+            bisection_gbps=endpoints * link_gbps / 2,
+            notes=[
+                f"One tier: {endpoints} endpoints fit the {k} ports of a single switch, which is "
+                "non-blocking by itself (no leaf oversubscription applies)."
+            ],
+        )
+    down, up = leaf_port_split(k, oversubscription)
+    leaves = math.ceil(endpoints / down)
+    clos = _clos_above_leaves(leaves, up, k)
+    if clos is None:
+        maximum = fat_tree_capacity(k, 3, oversubscription)
+        advice = (
+            "choose a higher-radix switch or oversubscribe the leaves"
+            if oversubscription == 1
+            else "choose a higher-radix switch or oversubscribe the leaves further"
+        )
+        raise FabricTooLarge(
+            f"{endpoints:,} endpoints do not fit a fat-tree of {k}-port switches: three tiers hold "
+            f"at most {maximum:,} endpoints (k^3/4 = {k**3 // 4:,} non-blocking; {down} of {k} "
+            f"leaf ports down here); {advice}, or use Dragonfly+.",
+            endpoints=endpoints,
+            radix=k,
+            maximum=maximum,
+        )
+    ratio = down / up
+    notes = [
+        f"Leaves: each {k}-port leaf has {down} ports down and {up} up "
+        f"(down:up {ratio:.2f}, asked {oversubscription:g}); ceil({endpoints:,}/{down}) = {leaves:,} leaves.",
+        *clos.notes,
+    ]
+    if ratio > 1:
+        notes.append(f"Bisection is the non-blocking endpoints x link / 2 divided by the leaf ratio {ratio:.2f}.")
+    return Topology(
+        kind=TopologyKind.fat_tree,
+        tiers=clos.tiers,
+        endpoints=endpoints,
+        radix=k,
+        oversubscription=round(max(ratio, 1.0), 3),
+        leaf_switches=leaves,
+        spine_switches=clos.spines,
+        core_switches=clos.cores,
+        cables=_cable_tiers(link_gbps, endpoints, clos.leaf_spine_cables, clos.spine_core_cables),
+        bisection_gbps=endpoints * link_gbps / 2 / max(ratio, 1.0),
+        notes=notes,
+    )
+
+
+# ----------------------------------------------------------------------- rail-optimized
+
+
+def rail_optimized_capacity(
+    rails: int = 8, radix: int = 64, nodes_per_su: int | None = None, reserved_endpoints: int = 1
+) -> int:
+    """Most nodes a three-tier rail-optimized fabric holds: radix x radix/2 leaves / rails SUs."""
+    _check_radix(radix)
+    per_su = nodes_per_su or radix // 2
+    max_sus = radix * (radix // 2) // rails
+    return max(max_sus * per_su - reserved_endpoints, 0)
+
+
+def size_rail_optimized(
+    nodes: int,
+    rails: int = 8,
+    radix: int = 64,
+    link_gbps: int = 400,
+    nodes_per_su: int | None = None,
+    reserved_endpoints: int = 1,
+    fabric_manager_cables: int = 4,
+) -> Topology:
+    """The NVIDIA DGX SuperPOD compute fabric: one leaf per rail per scalable unit (SU).
+
+    Rail r of every node (GPU r's NIC) in an SU goes to that SU's leaf r, so each SU
+    has `rails` leaves. A leaf has `nodes_per_su` ports down (one per node slot;
+    default radix // 2, 32 on the 64-port QM9700, 72 on the 144-port Q3400) and as
+    many up, so it is non-blocking. `reserved_endpoints` node slots per fabric
+    (default 1) are kept for the fabric manager (UFM), which takes
+    `fabric_manager_cables` leaf ports (4 in the H100 reference: 31 x 8 + 4 = 252;
+    at most one per rail per reserved slot, so fewer on servers with fewer rails).
+    SUs = ceil((nodes + reserved) / nodes_per_su); a partly filled SU still gets all
+    its leaves and leaf-spine cables (NVIDIA: build the full SU, leave the node slots
+    empty), so switch counts depend on the SU count only.
+
+    Above the leaves it is the same Clos as `size_fat_tree`:
+    - two tiers while there are at most `radix` leaves (8 SU at 8 rails, radix 64):
+      spines = the smallest divisor of the leaf's uplinks that carries them all, so
+      1/2/3/4/8 SU give 4/8/16/16/32 spines;
+    - three tiers beyond: pods of radix/2 leaves (4 SUs of 8 rails) each with
+      nodes_per_su spines (32 down, 32 up), and nodes_per_su core planes of
+      ceil(leaves/radix) switches (rounded to a divisor of radix/2), which gives
+      16 SU = 128 leaf / 128 spine / 64 core, 32 SU = 256/256/128,
+      64 SU = 512/512/256, the B200 SuperPOD reference counts.
+
+    Endpoints are the GPU ports (nodes x rails); the fabric-manager cables are counted
+    in the node-leaf cables. Raises FabricTooLarge past three tiers.
+    """
+    _check_radix(radix)
+    _check_positive(nodes=nodes, rails=rails, link_gbps=link_gbps)
+    k = radix
+    per_su = nodes_per_su or k // 2
+    if 2 * per_su > k:
+        raise ValueError(
+            f"nodes_per_su: a {k}-port leaf has room for at most {k // 2} node slots "
+            f"(as many ports up as down), got {per_su}"
+        )
+    if reserved_endpoints < 0 or fabric_manager_cables < 0:
+        raise ValueError("reserved_endpoints and fabric_manager_cables must be >= 0")
+    # the manager plugs into the reserved slots' leaf ports, one per rail per slot at most
+    manager_cables = min(fabric_manager_cables, reserved_endpoints * rails)
+    sus = math.ceil((nodes + reserved_endpoints) / per_su)
+    leaves = rails * sus
+    endpoints = nodes * rails
+    clos = _clos_above_leaves(leaves, per_su, k)
+    if clos is None:
+        max_nodes = rail_optimized_capacity(rails, k, per_su, reserved_endpoints)
+        raise FabricTooLarge(
+            f"{nodes:,} nodes ({endpoints:,} endpoints) do not fit a rail-optimized fabric of "
+            f"{k}-port switches: three tiers join at most {k * (k // 2):,} leaves, "
+            f"{max_nodes:,} nodes of {rails} rails ({max_nodes * rails:,} endpoints); choose a "
+            "higher-radix switch, or a fat-tree with oversubscribed leaves, or Dragonfly+.",
+            endpoints=endpoints,
+            radix=k,
+            maximum=max_nodes * rails,
+        )
+    slots = sus * per_su
+    notes = [
+        f"Scalable units: ceil(({nodes:,} nodes + {reserved_endpoints} reserved slot(s)) / "
+        f"{per_su} nodes per SU) = {sus} SU ({slots:,} node slots).",
+        f"Leaves: one per rail per SU, {rails} x {sus} = {leaves:,}; each leaf has {per_su} ports "
+        f"down (its SU's nodes on that rail) and {per_su} up.",
+        f"Node-leaf cables: {nodes:,} nodes x {rails} rails = {endpoints:,}"
+        + (f" + {manager_cables} fabric-manager (UFM) cables = {endpoints + manager_cables:,}." if manager_cables else "."),
+        *clos.notes,
+    ]
+    if nodes + reserved_endpoints < slots:
+        notes.append(
+            f"The last SU is partly filled ({slots - nodes - reserved_endpoints} empty slot(s)); "
+            "its leaves and leaf-spine cables are still built, as NVIDIA's reference asks."
+        )
+    if clos.tiers == 3 and (k // 2) % rails == 0:
+        notes.append(f"Each pod of {k // 2} leaves is {(k // 2) // rails} whole SU(s), all rails.")
+    return Topology(
+        kind=TopologyKind.rail_optimized,
+        tiers=clos.tiers,
+        endpoints=endpoints,
+        radix=k,
+        rails=rails,
+        leaf_switches=leaves,
+        spine_switches=clos.spines,
+        core_switches=clos.cores,
+        scalable_units=sus,
+        cables=_cable_tiers(link_gbps, endpoints + manager_cables, clos.leaf_spine_cables, clos.spine_core_cables),
+        bisection_gbps=endpoints * link_gbps / 2,
+        notes=notes,
+    )
+
+
+# -------------------------------------------------------------------------- Dragonfly+
+
+
+def dragonfly_plus_capacity(radix: int) -> int:
+    """Most endpoints of a Dragonfly+ of `radix`-port switches (Shpiner et al. 2017).
+
+    A full group is a two-tier fat-tree of h = k/2 leaves (h hosts, h up) and h
+    spines (h down, k - h global), so h^2 hosts; a group has h x (k - h) global
+    links, one to each other group at most, so at most h(k - h) + 1 groups.
+    For k = 64: 1,024 x 1,025 = 1,049,600.
+    """
+    _check_radix(radix)
+    h = radix // 2
+    return h * h * (h * (radix - h) + 1)
+
+
+def size_dragonfly_plus(endpoints: int, radix: int, link_gbps: int) -> Topology:
+    """Dragonfly+ (Shpiner et al., "Dragonfly+: Low Cost Topology for Scaling Datacenters", 2017).
+
+    Groups are two-tier fat-trees: leaves with h = k/2 endpoints and h uplinks,
+    every leaf cabled to every spine of its group; each spine has h ports down and
+    k - h global ports. Groups are joined all-to-all by global spine-to-spine links
+    (cable tier "group-global"), spreading each group's global ports evenly over the
+    other groups. Leaves are shared evenly over ceil(leaves / h) groups; spines per
+    group are the smallest divisor of h that serves the group's leaves.
+
+    Reported as two switch tiers, no core. Bisection: groups are non-blocking inside;
+    across an even split of the groups the links crossing the cut carry the traffic
+    (minimal routing, as the paper's analysis; adaptive routing spreads load but does
+    not add links), so bisection = min(endpoints x link / 2, crossing links x link) -
+    full bisection for two groups, about half for many.
+
+    Raises FabricTooLarge when the groups outnumber a group's global ports + 1.
+    """
+    _check_radix(radix)
+    _check_positive(endpoints=endpoints, link_gbps=link_gbps)
+    k = radix
+    h = k // 2
+    global_ports = k - h
+    leaves = math.ceil(endpoints / h)
+    groups = math.ceil(leaves / h)
+    leaves_per_group = math.ceil(leaves / groups)
+    spines_per_group = smallest_divisor_at_least(h, leaves_per_group)
+    group_global_ports = spines_per_group * global_ports
+    if groups - 1 > group_global_ports:
+        maximum = dragonfly_plus_capacity(k)
+        raise FabricTooLarge(
+            f"{endpoints:,} endpoints do not fit a Dragonfly+ of {k}-port switches: {groups:,} groups "
+            f"would need more than the {group_global_ports:,} global links a group has; it holds at "
+            f"most {maximum:,} endpoints; choose a higher-radix switch.",
+            endpoints=endpoints,
+            radix=k,
+            maximum=maximum,
+        )
+    spines = groups * spines_per_group
+    full = endpoints * link_gbps / 2
+    notes = [
+        "Model: Dragonfly+ (Shpiner et al., HiPINEB @ HPCA 2017): groups are leaf/spine "
+        "fat-trees, spines joined all-to-all between groups by global links.",
+        f"Leaves: ceil({endpoints:,}/{h}) = {leaves:,} leaves of {h} endpoints and {h} uplinks; "
+        f"groups: ceil({leaves:,}/{h}) = {groups:,}, about {leaves_per_group} leaves each.",
+        f"Spines per group: smallest divisor of {h} that is at least {leaves_per_group} = "
+        f"{spines_per_group} ({h // spines_per_group} cable(s) from every leaf to every spine), "
+        f"{spines:,} in all; each spine has {global_ports} global ports.",
+    ]
+    if groups == 1:
+        global_cables = 0
+        bisection = full
+        notes.append("One group: a plain leaf/spine fabric, no global links, full bisection.")
+    else:
+        per_pair = group_global_ports // (groups - 1)
+        global_cables = groups * (groups - 1) // 2 * per_pair
+        crossing = (groups // 2) * ((groups + 1) // 2) * per_pair
+        bisection = min(full, crossing * link_gbps)
+        unused = group_global_ports - per_pair * (groups - 1)
+        notes.append(
+            f"Global links: each group's {group_global_ports:,} global ports spread over the other "
+            f"{groups - 1:,} groups, {per_pair} link(s) per pair = {global_cables:,} cables"
+            + (f" ({unused} port(s) per group left free)." if unused else ".")
+        )
+        notes.append(
+            f"Bisection: {crossing:,} global links cross an even split of the groups, "
+            f"{bisection / full:.0%} of full bisection (minimal routing)."
+        )
+    cables = [
+        CableTier(tier="node-leaf", count=endpoints, gbps=link_gbps),
+        CableTier(tier="leaf-spine", count=leaves * h, gbps=link_gbps),
+    ]
+    if global_cables:
+        cables.append(CableTier(tier="group-global", count=global_cables, gbps=link_gbps))
+    return Topology(
+        kind=TopologyKind.dragonfly_plus,
+        tiers=2,
+        endpoints=endpoints,
+        radix=k,
+        leaf_switches=leaves,
+        spine_switches=spines,
+        core_switches=0,
+        cables=cables,
+        bisection_gbps=bisection,
+        notes=notes,
+    )
+
+
+# -------------------------------------------------------------------------- one server
+
+
+def single_node(gpus: int) -> Topology:
+    """A single server: its GPUs talk over NVLink/NVSwitch, no compute fabric to build."""
+    _check_positive(gpus=gpus)
+    return Topology(
+        kind=TopologyKind.single_node,
+        tiers=0,
+        endpoints=0,
+        leaf_switches=0,
+        spine_switches=0,
+        core_switches=0,
+        bisection_gbps=0,
+        notes=[f"One server: its {gpus} GPU(s) communicate over NVLink inside the node; no switches or cables."],
+    )
