@@ -1,0 +1,28 @@
+"""The Fabric Advisor knowledge base: reviewed YAML facts, built into SQLite.
+
+    >>> import knowledge
+    >>> knowledge.build()                               # doctest: +SKIP
+    >>> knowledge.search("what is PFC")[0].id           # doctest: +SKIP
+    'glossary-pfc'
+    >>> knowledge.subject("faq")                        # doctest: +SKIP
+
+Facts live in `knowledge/sources/*.yaml` (one file per subject, every entry with its
+source); `knowledge.catalogue` gives the sizing typed access to hardware, link and cost
+facts. `python -m knowledge build|search|subject` does the same from a shell.
+"""
+
+from knowledge.build import BuildResult, build
+from knowledge.search import Entry, UnknownSubject, entry, search, subject, subjects
+from knowledge.store import default_db_path
+
+__all__ = [
+    "BuildResult",
+    "Entry",
+    "UnknownSubject",
+    "build",
+    "default_db_path",
+    "entry",
+    "search",
+    "subject",
+    "subjects",
+]

@@ -183,10 +183,11 @@ class WorkloadProfile(ProfileDraft):
                         f"{gpn} per node; the allowed range is 1 to 72"
                     )
                 self.gpus_per_node = gpn
-            elif self.node_count * gpn != self.gpu_count:
+            elif not (self.node_count - 1) * gpn < self.gpu_count <= self.node_count * gpn:
                 raise ValueError(
                     f"gpu_count: {self.gpu_count} is not node_count x gpus_per_node "
-                    f"({self.node_count} x {gpn} = {self.node_count * gpn}); fix one of the three"
+                    f"({self.node_count} x {gpn} = {self.node_count * gpn}; only the last server "
+                    "may be partly filled); fix one of the three"
                 )
         return self
 

@@ -1,0 +1,182 @@
+"""`fabric-advisor`: the command line for sales engineers.
+
+Same functions as the API and the chat (advisor.service); this module only parses
+flags and prints. Bad input is one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import click
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from advisor.render import terminal
+from advisor.settings import settings
+from rules.models import Preference, Workload, WorkloadProfile
+
+app = typer.Typer(
+    help="Fabric Advisor: how to network a GPU cluster, explained.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+kb_app = typer.Typer(help="The knowledge base.", no_args_is_help=True)
+app.add_typer(kb_app, name="kb")
+out = Console()
+
+
+class UserError(Exception):
+    """Input the user can fix; printed as one line with exit code 2."""
+
+
+def _validation_line(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "profile"
+    message = first["msg"].removeprefix("Value error, ")
+    return message if message.startswith(field) else f"{field}: {message}"
+
+
+def _json(model) -> None:
+    print(model.model_dump_json(indent=2))
+
+
+@app.command()
+def recommend(
+    workload: Annotated[Workload, typer.Option(help="training, inference or mixed.")],
+    gpus: Annotated[Optional[int], typer.Option("--gpus", help="Total GPUs.")] = None,
+    gpus_per_node: Annotated[Optional[int], typer.Option(help="GPUs per server.")] = None,
+    nodes: Annotated[Optional[int], typer.Option("--nodes", help="Number of GPU servers.")] = None,
+    gpu_model: Annotated[Optional[str], typer.Option(help="GPU model, e.g. H100.")] = None,
+    params_b: Annotated[Optional[float], typer.Option("--params-b", help="Model size, billions of parameters.")] = None,
+    budget_usd: Annotated[Optional[float], typer.Option(help="Total cluster budget, USD.")] = None,
+    cost_sensitive: Annotated[Optional[bool], typer.Option("--cost-sensitive/--not-cost-sensitive", help="Cost matters more than the last 10-20 % of speed.")] = None,
+    existing_ethernet: Annotated[Optional[bool], typer.Option("--existing-ethernet/--no-existing-ethernet", help="The site already runs high-speed Ethernet.")] = None,
+    prefer: Annotated[Optional[Preference], typer.Option(help="A preferred fabric.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the Recommendation as JSON.")] = False,
+) -> None:
+    """Recommend a fabric, topology, ports, switches and cost for a workload."""
+    from advisor import service
+
+    try:
+        profile = WorkloadProfile(
+            workload=workload, gpu_count=gpus, gpus_per_node=gpus_per_node, node_count=nodes,
+            gpu_model=gpu_model, model_params_b=params_b, budget_usd=budget_usd,
+            cost_sensitive=cost_sensitive, existing_ethernet=existing_ethernet, prefer=prefer,
+        )
+    except ValidationError as exc:
+        raise UserError(_validation_line(exc)) from None
+    rec = service.recommend(profile)
+    if as_json:
+        _json(rec)
+    else:
+        terminal.print_view(terminal.recommendation_view(rec, settings.diagram_url(rec.id)), out)
+
+
+@app.command()
+def size(
+    nodes: Annotated[int, typer.Option(min=1, help="GPU servers.")],
+    gpus_per_node: Annotated[int, typer.Option(min=1, max=72, help="Compute ports (GPUs) per server.")] = 8,
+    radix: Annotated[int, typer.Option(min=4, help="Switch ports at the link speed.")] = 64,
+    link_gbps: Annotated[int, typer.Option(min=1, help="Link speed, Gb/s.")] = 400,
+    rail_optimized: Annotated[bool, typer.Option("--rail-optimized", help="One leaf per rail per scalable unit.")] = False,
+    oversubscription: Annotated[float, typer.Option(min=1.0, help="Leaf down:up ratio (fat-tree only).")] = 1.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the topology as JSON.")] = False,
+) -> None:
+    """Size a fabric: tiers, leaf/spine/core switches and cables."""
+    from rules import sizing
+
+    try:
+        if rail_optimized:
+            topology = sizing.size_rail_optimized(
+                nodes=nodes, rails=gpus_per_node, radix=radix, link_gbps=link_gbps, nodes_per_su=radix // 2
+            )
+        else:
+            topology = sizing.size_fat_tree(nodes * gpus_per_node, radix, link_gbps, oversubscription)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if as_json:
+        _json(topology)
+    else:
+        terminal.print_view(terminal.topology_view(topology), out)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question, in your words.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full answer as JSON.")] = False,
+) -> None:
+    """Ask anything: a sizing request or a knowledge question."""
+    from advisor import service
+    from advisor.models import AskRequest
+
+    try:
+        request = AskRequest(question=question)
+    except ValidationError as exc:
+        raise UserError(_validation_line(exc)) from None
+    result = service.ask(request.question)
+    if as_json:
+        _json(result)
+    else:
+        out.print(result.reply, markup=False, highlight=False)
+
+
+@kb_app.command("search")
+def kb_search(
+    text: Annotated[str, typer.Argument(help="What to look for.")],
+    limit: Annotated[int, typer.Option(min=1, max=20)] = 3,
+) -> None:
+    """Search the knowledge base; prints the best entries with their sources."""
+    import knowledge
+
+    hits = knowledge.search(text, limit=limit)
+    if not hits:
+        out.print("No entry matches; try other words.")
+    for hit in hits:
+        out.print(f"[bold]{hit.title}[/bold] [dim]({hit.subject})[/dim]")
+        out.print(hit.text, markup=False)
+        out.print(f"[dim]Source: {hit.source}[/dim]\n")
+
+
+@kb_app.command("build")
+def kb_build(force: Annotated[bool, typer.Option("--force")] = False) -> None:
+    """Build the knowledge database (skipped when no source changed)."""
+    import knowledge
+
+    result = knowledge.build(force=force)
+    out.print(f"{result.path}: {'rebuilt' if result.rebuilt else 'up to date'}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = settings.host,
+    port: Annotated[int, typer.Option(min=1, max=65535)] = settings.api_port,
+) -> None:
+    """Run the REST API and web widget page (uvicorn)."""
+    from api.server import serve as run_server
+
+    run_server(host=host, port=port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        app(args=argv, standalone_mode=False, prog_name="fabric-advisor")
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        print("fabric-advisor: aborted", file=sys.stderr)
+        return 130
+    except click.UsageError as exc:
+        print(f"fabric-advisor: {exc.format_message()}", file=sys.stderr)
+        return 2
+    except UserError as exc:
+        print(f"fabric-advisor: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

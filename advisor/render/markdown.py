@@ -1,0 +1,184 @@
+"""Recommendations and answers as markdown a person reads in chat (web widget, REST
+clients, the CLI's `ask`). Rendering only: every figure comes from the Recommendation.
+
+Lists rather than tables, because chat widgets render lists reliably and tables not.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from advisor.models import Answer
+from rules.facts import usd
+from rules.models import Port, Recommendation, Topology
+
+QUESTIONS = {
+    "workload": "What will the cluster run: **training**, **inference**, or **both**?",
+    "gpu_count": (
+        "How many GPUs will it have? For example *128 H100s*, *16 nodes of 8 GPUs* or *4 DGX H200*."
+    ),
+}
+TOPOLOGY_NAMES = {
+    "single_node": "single server (no switch fabric)",
+    "fat_tree": "fat-tree (Clos)",
+    "rail_optimized": "rail-optimized (DGX SuperPOD layout)",
+    "dragonfly_plus": "Dragonfly+",
+}
+PORT_ROLES = {
+    "compute": "compute",
+    "storage": "storage",
+    "inband_management": "in-band management",
+    "out_of_band": "out-of-band management",
+    "inference_traffic": "inference traffic",
+}
+
+
+def cost_range(low: float, high: float) -> str:
+    return "none (included in the servers)" if high == 0 else f"{usd(low)} - {usd(high)}"
+
+
+def duration(ms: float) -> str:
+    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.1f} ms"
+
+
+def workload_line(rec: Recommendation) -> str:
+    p = rec.profile
+    gpu = f"{p.gpu_model} " if p.gpu_model else ""
+    model = f", {p.model_params_b:g}B-parameter model" if p.model_params_b else ""
+    return (
+        f"{p.workload} on {p.gpu_count:,} {gpu}GPUs "
+        f"({p.node_count:,} server{'s' if p.node_count != 1 else ''} x {p.gpus_per_node} GPUs{model})"
+    )
+
+
+def ports_line(ports: list[Port]) -> str:
+    return ", ".join(f"{p.count} x {p.gbps}G {PORT_ROLES[str(p.role)]}" for p in ports if p.count)
+
+
+def switches_line(t: Topology) -> str:
+    if t.kind == "single_node":
+        return "none"
+    tiers = [("leaf", t.leaf_switches), ("spine", t.spine_switches), ("core", t.core_switches)]
+    parts = [f"{n:,} {name}" for name, n in tiers if n]
+    total = t.leaf_switches + t.spine_switches + t.core_switches
+    return f"{' + '.join(parts)} = {total:,}"
+
+
+def cables_line(t: Topology) -> str:
+    return ", ".join(f"{c.count:,} {c.tier} ({c.gbps}G)" for c in t.cables) or "none"
+
+
+def topology_line(t: Topology) -> str:
+    name = TOPOLOGY_NAMES[str(t.kind)]
+    if t.kind == "single_node":
+        return name
+    extra = f", {t.rails} rails" if t.rails > 1 else ""
+    su = f", {t.scalable_units} scalable units" if t.scalable_units else ""
+    return f"{name}, {t.tiers} tier{'s' if t.tiers != 1 else ''}{extra}{su}"
+
+
+def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> str:
+    """The summary a person reads: the design, its figures and the top reasons."""
+    f, t, perf = rec.fabric, rec.topology, rec.performance
+    switch = f" on {f.switch_model}" if f.switch_model else ""
+    lines = [
+        f"**Recommendation: {f.name}, {TOPOLOGY_NAMES[str(t.kind)]}**",
+        f"_For {workload_line(rec)}._",
+        "",
+        f"- **Fabric:** {f.name}{switch}",
+        f"- **Topology:** {topology_line(t)}",
+        f"- **Ports per server:** {ports_line(rec.ports_per_server)}",
+        f"- **Switches:** {switches_line(t)}",
+        f"- **Cables:** {cables_line(t)}",
+        f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)}",
+    ]
+    if perf.allreduce_ms is not None:
+        lines.append(
+            f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation"
+            f" ({perf.relative_training_throughput:.0%} of InfiniBand training throughput)"
+        )
+    lines += ["", "**Why**"]
+    lines += [f"{i}. {r.statement} _({r.source})_" for i, r in enumerate(rec.explanation[:reasons], 1)]
+    if rec.warnings:
+        lines += ["", *[f"> **Check:** {w}" for w in rec.warnings]]
+    if rec.roce_configuration:
+        lines += ["", "**RoCE configuration**"]
+        lines += [f"- **{s.setting}:** {s.value}" for s in rec.roce_configuration]
+    if rec.alternatives:
+        lines += ["", "**Also considered:** " + "; ".join(
+            f"{a.name} ({cost_range(a.network_usd_low, a.network_usd_high)})" for a in rec.alternatives
+        )]
+    if diagram_url:
+        lines += ["", f"[Topology diagram]({diagram_url})"]
+    if rec.id:
+        lines += ["", f"_Recommendation id: `{rec.id}`. Ask \"why?\" for every rule, or \"compare\" for the alternatives._"]
+    return "\n".join(lines)
+
+
+def why_markdown(rec: Recommendation) -> str:
+    """Every rule that fired, in order, with its source."""
+    lines = [f"**Why {rec.fabric.name} with a {TOPOLOGY_NAMES[str(rec.topology.kind)]}:**", ""]
+    lines += [
+        f"{i}. `{r.rule_id}`: {r.statement}  \n   _Source: {r.source}_" for i, r in enumerate(rec.explanation, 1)
+    ]
+    if rec.performance.assumptions:
+        lines += ["", "**The all-reduce estimate assumes:** " + " ".join(rec.performance.assumptions)]
+    return "\n".join(lines)
+
+
+def compare_markdown(rec: Recommendation) -> str:
+    """The chosen fabric and the alternatives side by side."""
+    rows = [
+        (
+            f"**{rec.fabric.name}** (recommended)",
+            cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high),
+            rec.performance.relative_training_throughput,
+            rec.performance.allreduce_ms,
+            rec.fabric.latency_us,
+            "",
+        )
+    ]
+    rows += [
+        (a.name, cost_range(a.network_usd_low, a.network_usd_high), a.relative_training_throughput,
+         a.allreduce_ms, a.latency_us, a.trade_off)
+        for a in rec.alternatives
+    ]
+    lines = [f"**Fabrics compared for {workload_line(rec)}**", ""]
+    for name, cost, throughput, allreduce, latency, trade_off in rows:
+        timing = f", all-reduce {duration(allreduce)}" if allreduce is not None else ""
+        lines.append(
+            f"- {name}: network {cost}, {throughput:.0%} training throughput{timing}, latency {latency} us"
+            + (f". {trade_off}" if trade_off else "")
+        )
+    return "\n".join(lines)
+
+
+def changes_markdown(old: Recommendation, new: Recommendation) -> str:
+    """What a what-if changed, followed by the new summary."""
+    checks = [
+        ("GPUs", f"{old.profile.gpu_count:,}", f"{new.profile.gpu_count:,}"),
+        ("Fabric", old.fabric.name, new.fabric.name),
+        ("Topology", topology_line(old.topology), topology_line(new.topology)),
+        ("Switches", switches_line(old.topology), switches_line(new.topology)),
+        ("Network cost", cost_range(old.cost.network_usd_low, old.cost.network_usd_high),
+         cost_range(new.cost.network_usd_low, new.cost.network_usd_high)),
+    ]
+    if old.performance.allreduce_ms is not None and new.performance.allreduce_ms is not None:
+        checks.append(("All-reduce", duration(old.performance.allreduce_ms), duration(new.performance.allreduce_ms)))
+    changed = [f"- **{name}:** {before} -> {after}" for name, before, after in checks if before != after]
+    head = ["**What changed**", *changed] if changed else ["**Nothing in the design changed.**"]
+    return "\n".join([*head, "", recommendation_markdown(new, reasons=3)])
+
+
+def answer_markdown(answer: Answer) -> str:
+    return f"**{answer.topic}**\n\n{answer.text}\n\n_Source: {answer.source}_"
+
+
+def clarification_markdown(missing: list[str]) -> str:
+    asks = [QUESTIONS.get(name, f"What is the {name.replace('_', ' ')}?") for name in missing]
+    return "To size the network I still need:\n" + "\n".join(f"- {a}" for a in asks)
+
+
+def invalid_profile_markdown(error: ValidationError) -> str:
+    problems = "\n".join(f"- {e['msg'].removeprefix('Value error, ')}" for e in error.errors())
+    return f"Those details don't add up yet:\n{problems}"

@@ -1,0 +1,196 @@
+"""Recommendations and replies for Slack: Block Kit blocks and Slack's mrkdwn.
+
+Slack does not read markdown. Its own markup ("mrkdwn") writes bold as `*bold*`,
+italics as `_italics_`, links as `<url|text>`, has no headings, and needs `&`, `<` and
+`>` escaped; Block Kit lays a message out in blocks (header, fields, context lines).
+The figures and sentences come from the same helpers as the markdown renderer
+(advisor.render.markdown), so chat, Slack and the CLI say the same thing.
+
+Limits this module keeps to (Slack's Block Kit reference): a header's text at most 150
+characters, a section's text at most 3,000, at most 10 fields of 2,000 each, at most 10
+elements per context block, at most 50 blocks per message.
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.render.markdown import (
+    TOPOLOGY_NAMES,
+    cables_line,
+    cost_range,
+    duration,
+    ports_line,
+    switches_line,
+    topology_line,
+    workload_line,
+)
+from rules.models import Reason, Recommendation
+
+__all__ = ["markdown_to_mrkdwn", "recommendation_blocks", "escape"]
+
+HEADER_MAX = 150
+TEXT_MAX = 3000
+FIELD_MAX = 2000
+
+
+def escape(text: str) -> str:
+    """Text Slack shows as written: `&`, `<` and `>` are control characters in mrkdwn."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# ------------------------------------------------------------------------- mrkdwn
+
+_FENCE = re.compile(r"```.*?```", re.S)
+_CODE = re.compile(r"`[^`\n]+`")
+_LINK = re.compile(r"\[([^\]\n]+)\]\(\s*<?([^()\s<>]+(?:\([^()\s]*\))?)>?(?:\s+\"[^\"]*\")?\s*\)")
+_AUTOLINK = re.compile(r"<((?:https?|mailto):[^<>\s|]+)>")
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+_BULLET = re.compile(r"^([ \t]*)[-*+][ \t]+", re.M)
+_QUOTE = re.compile(r"^([ \t]{0,3})>[ \t]?", re.M)
+_BOLD_ITALIC = re.compile(r"\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*", re.S)
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.S)
+_ITALIC_STAR = re.compile(r"(?<![*\w])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![*\w])")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_HARD_BREAK = re.compile(r"(?: {2,}|\\)\n")
+_RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$", re.M)
+_TOKEN = "\x00{}\x00"
+_TOKEN_RE = re.compile(r"\x00(\d+)\x00")
+
+
+def markdown_to_mrkdwn(text: str) -> str:
+    """The markdown our renderers write, as Slack mrkdwn.
+
+    `**bold**` -> `*bold*`, `*italic*` -> `_italic_` (`_italic_` stays), `[t](u)` ->
+    `<u|t>`, `~~gone~~` -> `~gone~`, `# Heading` -> `*Heading*`, `- item` -> `• item`,
+    `> quote` stays, hard line breaks -> plain ones; `&`, `<` and `>` are escaped. Code spans and blocks
+    are kept as they are (escaped only), so a rule id in backticks is never reformatted.
+    """
+    kept: list[str] = []
+
+    def keep(value: str) -> str:
+        kept.append(value)
+        return _TOKEN.format(len(kept) - 1)
+
+    def link(label: str, url: str) -> str:
+        url = url.replace("<", "%3C").replace(">", "%3E").replace("|", "%7C")
+        label = _inline(escape(label)).replace("|", "\u2758")
+        return keep(f"<{url}|{label}>")
+
+    text = text.replace("\r\n", "\n").replace("\x00", "").replace("\x01", "")
+    text = _FENCE.sub(lambda m: keep(escape(m.group(0))), text)
+    text = _CODE.sub(lambda m: keep(escape(m.group(0))), text)
+    text = _LINK.sub(lambda m: link(m.group(1), m.group(2)), text)
+    text = _AUTOLINK.sub(lambda m: keep(f"<{m.group(1)}>"), text)
+    text = _QUOTE.sub(lambda m: keep("> "), text)
+    text = escape(text)
+    text = _RULE.sub("\u2015" * 10, text)
+    text = _HEADING.sub(lambda m: keep(f"*{_plain_emphasis(m.group(1))}*"), text)
+    text = _BULLET.sub(lambda m: f"{m.group(1)}\u2022 ", text)
+    text = _inline(text)
+    text = _HARD_BREAK.sub("\n", text)
+    # tokens may hold tokens (a link inside a heading): restore until none is left
+    while _TOKEN_RE.search(text):
+        text = _TOKEN_RE.sub(lambda m: kept[int(m.group(1))], text)
+    return text
+
+
+def _inline(text: str) -> str:
+    """Emphasis. Bold becomes a private marker first, so the `*` it turns into is not
+    read again as a markdown italic."""
+    text = _BOLD_ITALIC.sub("\x01_\\1_\x01", text)
+    text = _BOLD.sub("\x01\\2\x01", text)
+    text = _ITALIC_STAR.sub(r"_\1_", text)
+    text = _STRIKE.sub(r"~\1~", text)
+    return text.replace("\x01", "*")
+
+
+def _plain_emphasis(text: str) -> str:
+    """A heading is bold already: drop the emphasis marks inside it."""
+    return re.sub(r"(\*\*|__|\*)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+# ------------------------------------------------------------------------- blocks
+
+
+def recommendation_blocks(
+    rec: Recommendation, diagram_url: str | None = None, reasons: int = 4
+) -> list[dict]:
+    """A recommendation as a Slack Block Kit message.
+
+    A header names the fabric, fields give the figures (fabric, topology, ports per
+    server, switches, cables, network cost, all-reduce), then the top `reasons` rules
+    each with its source, the warnings, a link to the topology diagram (Slack's image
+    block cannot show SVG) and the id to refer to. Send the markdown summary, through
+    `markdown_to_mrkdwn`, as the message's `text`: Slack shows it in notifications.
+    """
+    f, t, perf = rec.fabric, rec.topology, rec.performance
+    switch = f" on {f.switch_model}" if f.switch_model else ""
+    fields = [
+        ("Fabric", f"{f.name}{switch}"),
+        ("Topology", topology_line(t)),
+        ("Ports per server", ports_line(rec.ports_per_server) or "none"),
+        ("Switches", switches_line(t)),
+        ("Cables", cables_line(t)),
+        ("Network cost", cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)),
+    ]
+    if perf.allreduce_ms is not None:
+        fields.append(
+            ("All-reduce", f"about {duration(perf.allreduce_ms)} per gradient synchronisation "
+             f"({perf.relative_training_throughput:.0%} of InfiniBand training throughput)")
+        )
+    blocks: list[dict] = [
+        _header(f"Recommendation: {f.name}, {TOPOLOGY_NAMES[str(t.kind)]}"),
+        _context(f"For {escape(workload_line(rec))}."),
+        {
+            "type": "section",
+            "fields": [_mrkdwn(_clip(f"*{name}*\n{escape(value)}", FIELD_MAX)) for name, value in fields[:10]],
+        },
+    ]
+    if rec.explanation:
+        blocks += [{"type": "divider"}, _section("*Why*")]
+        for number, reason in enumerate(rec.explanation[:reasons], 1):
+            blocks += _reason_blocks(number, reason)
+    for warning in rec.warnings[:5]:
+        blocks.append(_section(f":warning: *Check:* {markdown_to_mrkdwn(warning)}"))
+    links = []
+    if diagram_url:
+        links.append(f"<{_url(diagram_url)}|Topology diagram (SVG)>")
+    if rec.id:
+        links.append(f"Recommendation id `{escape(rec.id)}`")
+    links.append("Say *why?* for every rule, or *compare* for the alternatives")
+    blocks += [{"type": "divider"}, _context(*links)]
+    return blocks
+
+
+def _reason_blocks(number: int, reason: Reason) -> list[dict]:
+    """A reason: its statement, then its source and rule in small print (context)."""
+    return [
+        _section(f"{number}. {markdown_to_mrkdwn(reason.statement)}"),
+        _context(f"Source: {escape(reason.source)}", f"Rule `{escape(reason.rule_id)}`"),
+    ]
+
+
+def _url(url: str) -> str:
+    return url.replace("<", "%3C").replace(">", "%3E").replace("|", "%7C")
+
+
+def _mrkdwn(text: str) -> dict:
+    return {"type": "mrkdwn", "text": text}
+
+
+def _header(text: str) -> dict:
+    return {"type": "header", "text": {"type": "plain_text", "text": _clip(text, HEADER_MAX), "emoji": False}}
+
+
+def _section(text: str) -> dict:
+    return {"type": "section", "text": _mrkdwn(_clip(text, TEXT_MAX))}
+
+
+def _context(*texts: str) -> dict:
+    return {"type": "context", "elements": [_mrkdwn(_clip(t, TEXT_MAX)) for t in texts[:10]]}
+

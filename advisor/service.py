@@ -1,0 +1,119 @@
+"""The one entry point the REST API, the action server and the CLI all call.
+
+`recommend` sizes a complete profile and stores the result under a shareable id;
+`ask` takes a person's question (plus what earlier turns established) and decides
+whether it is a knowledge question, a sizing request, or a sizing request that still
+lacks something, and answers accordingly.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+import knowledge
+from advisor import store
+from advisor.models import Answer, AskKind, AskResult
+from advisor.render import markdown
+from extraction import extract
+from rules import engine
+from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+
+SIZING_FIELDS = ("workload", "gpu_count", "node_count", "model_params_b", "budget_usd")
+
+
+def recommend(profile: WorkloadProfile, save: bool = True) -> Recommendation:
+    """The explained recommendation for profile, stored so its id can be shared."""
+    rec = engine.recommend(profile)
+    return store.save(rec) if save else rec
+
+
+def get_recommendation(rec_id: str) -> Recommendation | None:
+    return store.load(rec_id)
+
+
+def answer(question: str) -> Answer | None:
+    """The knowledge base's best entry for question, or None when nothing matches."""
+    hits = knowledge.search(question, limit=1)
+    if not hits:
+        return None
+    hit = hits[0]
+    return Answer(text=hit.text, topic=hit.title, subject=hit.subject, source=hit.source)
+
+
+@cache
+def _cues() -> dict[str, re.Pattern[str]]:
+    """Phrases that mark a sizing request or a knowledge question (advisor/cues.yaml)."""
+    raw = yaml.safe_load((Path(__file__).parent / "cues.yaml").read_text())
+    return {name: re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I) for name, phrases in raw.items()}
+
+
+def classify(question: str, found: ProfileDraft, given: ProfileDraft | None) -> AskKind:
+    """Which kind of reply a question wants.
+
+    Details of a workload (what runs, how many GPUs, model size, budget) make it a
+    sizing request; a question that asks what or how something is, with no such
+    details, is a knowledge question. Naming a GPU alone ("ports for a DGX H100?")
+    is not a sizing request.
+    """
+    cues = _cues()
+    new_details = any(getattr(found, name) is not None for name in SIZING_FIELDS)
+    if new_details:
+        return AskKind.recommendation
+    if cues["knowledge"].search(question):
+        return AskKind.answer
+    if cues["sizing"].search(question):
+        return AskKind.recommendation
+    changes = found.model_dump(exclude_none=True)
+    if given is not None and changes:
+        return AskKind.recommendation  # "and with Ethernet?" after a sizing turn
+    return AskKind.answer
+
+
+def ask(question: str, profile: ProfileDraft | None = None) -> AskResult:
+    """Answer a question in the context of what earlier turns established."""
+    found = extract(question).profile
+    merged = (profile or ProfileDraft()).merged(found)
+    kind = classify(question, found, profile)
+
+    if kind == AskKind.answer:
+        hit = answer(question)
+        if hit is not None:
+            return AskResult(
+                kind=AskKind.answer,
+                profile=merged,
+                missing=merged.missing(),
+                answer=hit,
+                reply=markdown.answer_markdown(hit),
+            )
+        kind = AskKind.recommendation
+
+    missing = merged.missing()
+    if missing:
+        return AskResult(
+            kind=AskKind.clarification,
+            profile=merged,
+            missing=missing,
+            reply=markdown.clarification_markdown(missing),
+        )
+    try:
+        complete = WorkloadProfile.model_validate(merged.model_dump(exclude_none=True))
+    except ValidationError as exc:
+        return AskResult(
+            kind=AskKind.clarification,
+            profile=merged,
+            missing=[],
+            reply=markdown.invalid_profile_markdown(exc),
+        )
+    rec = recommend(complete)
+    return AskResult(
+        kind=AskKind.recommendation,
+        profile=merged,
+        missing=[],
+        recommendation=rec,
+        reply=markdown.recommendation_markdown(rec),
+    )

@@ -1,0 +1,118 @@
+"""Reading the knowledge database: full-text search, one entry, one subject.
+
+    >>> import knowledge
+    >>> knowledge.search("what is PFC")[0].title          # doctest: +SKIP
+    'PFC (Priority Flow Control)'
+    >>> [e["id"] for e in knowledge.subject("faq")]      # doctest: +SKIP
+    ['faq-do-i-need-infiniband', 'faq-infiniband-vs-ethernet-cost', 'faq-ports-per-server']
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from knowledge import store
+from knowledge.query import boost, fts_query
+
+MAX_LIMIT = 50
+
+
+class Entry(BaseModel):
+    """One knowledge entry as search returns it."""
+
+    id: str = Field(description="Stable kebab-case id; grep the sources for it.", examples=["glossary-pfc"])
+    subject: str = Field(description="Source file / subject.", examples=["glossary"])
+    kind: str = Field(description="Table the entry lives in.", examples=["glossary"])
+    title: str = Field(examples=["PFC (Priority Flow Control)"])
+    text: str
+    source: str = Field(description="Where the fact comes from.", examples=['Seed guide: "Priority Flow Control (PFC)"'])
+    note: str = Field(default="", description="Where the guide and the vendor differ, if they do.")
+    score: float = Field(default=0.0, description="bm25 relevance, higher is better; 0 outside search.")
+
+
+class UnknownSubject(KeyError):
+    """No such subject; the message lists the valid ones."""
+
+    def __init__(self, name: str, valid: list[str]):
+        self.name = name
+        self.valid = valid
+        super().__init__(name)
+
+    def __str__(self) -> str:
+        return f"unknown knowledge subject {self.name!r}; valid subjects: {', '.join(self.valid)}"
+
+
+_ENTRY_COLUMNS = ["id", "subject", "kind", "title", "text", "source", "note"]
+
+
+def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> list[Entry]:
+    """The entries that best answer `text`, best first (at most `limit`, capped at 50).
+
+    Any input is safe: punctuation and FTS syntax are stripped, and a question with no
+    searchable word returns an empty list.
+    """
+    limit = max(0, min(int(limit), MAX_LIMIT))
+    query = fts_query(text)
+    if not query or not limit:
+        return []
+    db = store.connection(db_path)
+    try:
+        # bm25 candidates (rank is negative, lower is better), re-scored by kind
+        rows = list(
+            db["entries"].search(
+                query, columns=_ENTRY_COLUMNS, limit=max(4 * limit, 20), include_rank=True
+            )
+        )
+    except sqlite3.OperationalError as exc:  # a query the tokenizer still rejects
+        if "fts5" in str(exc).lower():
+            return []
+        raise
+    hits = [
+        Entry(**{c: row[c] for c in _ENTRY_COLUMNS}, score=round(-row["rank"] * boost(row["kind"]), 4))
+        for row in rows
+    ]
+    hits.sort(key=lambda hit: hit.score, reverse=True)
+    return hits[:limit]
+
+
+def entry(entry_id: str, *, db_path: str | Path | None = None) -> Entry | None:
+    """The entry with this id, or None."""
+    db = store.connection(db_path)
+    row = db.execute(
+        f"select {', '.join(_ENTRY_COLUMNS)} from entries where id = ?",
+        [str(entry_id).strip().lower()],
+    ).fetchone()
+    return Entry(**dict(zip(_ENTRY_COLUMNS, row))) if row else None
+
+
+def subjects(*, db_path: str | Path | None = None) -> list[str]:
+    """The subject names `subject()` accepts, alphabetically."""
+    db = store.connection(db_path)
+    return [r[0] for r in db.execute("select distinct subject from entries order by subject")]
+
+
+def subject(name: str, *, db_path: str | Path | None = None) -> list[dict[str, Any]]:
+    """Every entry of a subject (e.g. "faq", "hardware"), in source order, with all fields.
+
+    Each dict is the entry as written in its source file plus `kind`, the table it is in
+    (`hardware` returns kinds `hardware_switches`, `hardware_nics`, `hardware_servers`).
+    A kind name ("generations", "hardware_servers") also works. Raises `UnknownSubject`
+    (a KeyError) for anything else.
+    """
+    db = store.connection(db_path)
+    key = str(name).strip().lower()
+    rows = db.execute("select kind, data from entries where subject = ? order by rowid", [key]).fetchall()
+    if not rows:
+        rows = db.execute("select kind, data from entries where kind = ? order by rowid", [key]).fetchall()
+    if not rows:
+        raise UnknownSubject(str(name), subjects(db_path=db_path))
+    result = []
+    for kind, data in rows:
+        fields = json.loads(data)
+        result.append({"id": fields["id"], "kind": kind, **fields})
+    return result

@@ -1,0 +1,140 @@
+"""Reading the reviewed YAML sources in `knowledge/sources/`.
+
+Each file is one subject (`faq.yaml` -> subject "faq"); each top-level key in it is one
+kind of entry and becomes one table of the database (`hardware.yaml` holds the kinds
+`hardware_switches`, `hardware_nics`, `hardware_servers`). Every entry must carry an id
+(kebab-case, unique across all files, so one grep finds it), a title, a text and a
+source; `aliases` and `note` are optional and any other field is kept as data.
+
+Loading validates all of that up front, so a typo in a source file fails the build with
+the file and entry named instead of producing a half-right database.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+SOURCES_DIR = Path(__file__).parent / "sources"
+
+#: Bumped when the database layout changes, so an old database is rebuilt even though
+#: its sources did not change.
+SCHEMA_VERSION = "1"
+
+ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+_KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class SourceError(ValueError):
+    """A source file is malformed: names the file and the entry."""
+
+
+class SourceEntry(BaseModel):
+    """The fields every knowledge entry has; any further field is kept as-is."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One validated entry, with the subject (file) and kind (table) it came from."""
+
+    subject: str
+    kind: str
+    data: dict[str, Any] = field(hash=False)
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+
+def source_files(sources_dir: Path | str | None = None) -> list[Path]:
+    """The YAML source files, in a stable (sorted) order."""
+    directory = Path(sources_dir) if sources_dir is not None else SOURCES_DIR
+    return sorted(directory.glob("*.yaml"))
+
+
+def fingerprint(sources_dir: Path | str | None = None) -> str:
+    """A hash of every source file's name and bytes, plus the schema version.
+
+    The database stores it; a build whose fingerprint matches has nothing to do.
+    """
+    digest = hashlib.sha256(f"schema:{SCHEMA_VERSION}\n".encode())
+    for path in source_files(sources_dir):
+        digest.update(path.name.encode() + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def load(sources_dir: Path | str | None = None, *, cached: bool = True) -> list[Record]:
+    """Every entry of every source file, validated, in file order.
+
+    The default directory is read once per process (the catalogue and the search share
+    it); `cached=False` rereads it, and any other directory (tests use copies) is always
+    read afresh.
+    """
+    if sources_dir is None and cached:
+        return list(_load_default())
+    return _load(Path(sources_dir) if sources_dir is not None else SOURCES_DIR)
+
+
+@functools.cache
+def _load_default() -> tuple[Record, ...]:
+    return tuple(_load(SOURCES_DIR))
+
+
+def _load(directory: Path) -> list[Record]:
+    files = source_files(directory)
+    if not files:
+        raise SourceError(f"no knowledge sources (*.yaml) in {directory}")
+    records: list[Record] = []
+    seen_ids: dict[str, str] = {}
+    seen_kinds: dict[str, str] = {}
+    for path in files:
+        subject = path.stem
+        try:
+            document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise SourceError(f"{path.name}: not valid YAML: {exc}") from exc
+        if not isinstance(document, dict) or not document:
+            raise SourceError(f"{path.name}: expected a mapping of kind -> list of entries")
+        for kind, entries in document.items():
+            if not isinstance(kind, str) or not _KIND_PATTERN.match(kind):
+                raise SourceError(f"{path.name}: kind {kind!r} must be a snake_case table name")
+            if kind in seen_kinds:
+                raise SourceError(f"{path.name}: kind {kind!r} already defined in {seen_kinds[kind]}")
+            seen_kinds[kind] = path.name
+            if not isinstance(entries, list):
+                raise SourceError(f"{path.name}: {kind} must be a list of entries")
+            for position, raw in enumerate(entries, start=1):
+                where = f"{path.name}: {kind} entry {position}"
+                if not isinstance(raw, dict):
+                    raise SourceError(f"{where}: expected a mapping")
+                if "id" in raw:
+                    where = f"{path.name}: {raw['id']}"
+                try:
+                    entry = SourceEntry.model_validate(raw)
+                except ValidationError as exc:
+                    raise SourceError(f"{where}: {exc}") from exc
+                if entry.id in seen_ids:
+                    raise SourceError(f"{where}: duplicate id, also in {seen_ids[entry.id]}")
+                seen_ids[entry.id] = path.name
+                # keep the file's field order; fill the optional common fields
+                data = {**raw, "aliases": entry.aliases, "note": entry.note}
+                records.append(Record(subject=subject, kind=kind, data=data))
+    return records

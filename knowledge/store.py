@@ -1,0 +1,63 @@
+"""Where the knowledge database lives, and cheap read-only connections to it.
+
+FastAPI runs sync endpoints in a thread pool and the action server serves many
+conversations, so every thread gets its own read-only connection, opened once and
+reused. When `build()` renames a new database into place the file's inode changes, and
+the next read in each thread reopens it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+import sqlite_utils
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ENV_VAR = "FABRIC_ADVISOR_KB"
+
+_local = threading.local()
+_build_lock = threading.Lock()
+
+
+def default_db_path() -> Path:
+    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db`."""
+    configured = os.environ.get(ENV_VAR)
+    return Path(configured) if configured else REPO_ROOT / "var" / "knowledge.db"
+
+
+def resolve_db_path(db_path: str | Path | None = None) -> Path:
+    return Path(db_path) if db_path is not None else default_db_path()
+
+
+def connection(db_path: str | Path | None = None) -> sqlite_utils.Database:
+    """This thread's read-only connection to the database, built first if missing."""
+    path = resolve_db_path(db_path).resolve()
+    if not path.exists():
+        with _build_lock:
+            if not path.exists():
+                from knowledge.build import build
+
+                build(path)
+    stat = path.stat()
+    identity = (stat.st_dev, stat.st_ino)
+    cache: dict[Path, tuple[tuple[int, int], sqlite_utils.Database]] = _local.__dict__.setdefault("dbs", {})
+    cached = cache.get(path)
+    if cached and cached[0] == identity:
+        return cached[1]
+    if cached:
+        cached[1].close()
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+    cache[path] = (identity, db)
+    return db
+
+
+def close_all() -> None:
+    """Close this thread's connections (tests use it before deleting a database)."""
+    cache = _local.__dict__.get("dbs", {})
+    for _, db in cache.values():
+        db.close()
+    cache.clear()

@@ -1,0 +1,260 @@
+"""One candidate fabric, designed and sized: link speed, switch, topology, cost and
+all-reduce time.
+
+The engine designs every candidate family the same way (the chosen fabric and each
+alternative), so the alternatives' figures are as well founded as the choice's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from knowledge import catalogue
+from rules import sizing
+from rules.facts import usd
+from rules.models import Cost, Fabric, Technology, Topology, TopologyKind, WorkloadProfile
+from rules.rulebook import Fired, decisions, evaluate
+
+IB_GENERATION_GBPS = {"hdr": 200, "ndr": 400, "xdr": 800}
+IB_GENERATION_NAMES = {"hdr": "HDR", "ndr": "NDR", "xdr": "XDR"}
+INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
+REFERENCE_NODES = 16  # seed guide: the 16-node DGX H100 cluster its cost figures are for
+REFERENCE_GPUS_PER_NODE = 8
+
+
+@dataclass(frozen=True)
+class Option:
+    """What a fabric family brings (rules/options.yaml)."""
+
+    name: str
+    relative_training_throughput: float
+    throughput_range: str
+    latency_us: str
+    operational_complexity: str
+    summary: str
+    source: str
+
+
+@cache
+def options() -> dict[str, Option]:
+    raw = yaml.safe_load((Path(__file__).parent / "options.yaml").read_text())["options"]
+    return {family: Option(**values) for family, values in raw.items()}
+
+
+@dataclass
+class Candidate:
+    family: str
+    technology: Technology
+    fabric: Fabric
+    topology: Topology
+    cost: Cost
+    option: Option
+    allreduce: sizing.AllReduceEstimate | None
+    message_bytes: int | None
+    fired: list[Fired] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def technology_for(family: str, link_decisions: dict[str, Any]) -> tuple[Technology, int]:
+    """The contract's technology name and the requested link speed for a family."""
+    if family == "infiniband":
+        generation = link_decisions.get("ib_generation", "hdr")
+        return Technology(f"infiniband_{generation}"), IB_GENERATION_GBPS[generation]
+    if family == "nvlink_only":
+        return Technology.nvlink_only, 0
+    return Technology(family), int(link_decisions.get("ethernet_gbps", 400))
+
+
+def fabric_name(technology: Technology, gbps: int) -> str:
+    if technology.startswith("infiniband_"):
+        generation = technology.removeprefix("infiniband_")
+        return f"InfiniBand {IB_GENERATION_NAMES[generation]} ({gbps} Gb/s)"
+    if technology == Technology.rocev2:
+        return f"RoCEv2 over {gbps}GbE"
+    if technology == Technology.ethernet:
+        return f"Standard Ethernet {gbps}GbE"
+    return "NVLink only (one server)"
+
+
+def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Candidate:
+    """Design and size one candidate fabric family for the profile."""
+    facts = {**facts, "fabric": family}
+    link_fired = evaluate("link", facts)
+    technology, requested = technology_for(family, decisions(link_fired))
+    link_gbps = min(requested, facts["nic_max_gbps"]) if requested else 0
+    facts.update(requested_gbps=requested, link_gbps=link_gbps)
+    topology_fired = evaluate("topology", facts)
+    kind = TopologyKind(decisions(topology_fired).get("topology", "fat_tree"))
+    option = options()[family]
+
+    if kind == TopologyKind.single_node:
+        topology = sizing.single_node(profile.gpu_count)
+        fabric = Fabric(technology=technology, name=fabric_name(technology, 0), link_gbps=0,
+                        latency_us=option.latency_us)
+        nic_ports = 0
+    else:
+        topology, switch, notes = _size(kind, technology, link_gbps, facts, profile)
+        nic = catalogue.server_for(profile.gpu_model)
+        fabric = Fabric(
+            technology=technology,
+            name=fabric_name(technology, link_gbps),
+            link_gbps=link_gbps,
+            switch_model=switch.name,
+            switch_radix=topology.radix,
+            nic_model=nic.compute_nic if nic and facts["training"] else None,
+            latency_us=option.latency_us,
+        )
+        nic_ports = _edge_ports(facts)
+    cost = _cost(technology, topology, nic_ports, profile)
+    message = sizing.default_message_bytes(profile.model_params_b or DEFAULT_PARAMS_B)
+    allreduce = _allreduce(technology, link_gbps, message, profile) if facts["training"] else None
+    return Candidate(
+        family=family,
+        technology=technology,
+        fabric=fabric,
+        topology=topology,
+        cost=cost,
+        option=option,
+        allreduce=allreduce,
+        message_bytes=message if allreduce else None,
+        fired=link_fired + topology_fired,
+        notes=list(topology.notes),
+    )
+
+
+def _edge_ports(facts: dict[str, Any]) -> int:
+    """Ports each fabric connects at the edge: one per GPU for training (a dedicated
+    compute port each), the inference-traffic ports for inference."""
+    per_node = facts["gpus_per_node"] if facts["training"] else INFERENCE_PORTS_PER_SERVER
+    return facts["node_count"] * per_node
+
+
+def _size(
+    kind: TopologyKind, technology: Technology, link_gbps: int, facts: dict[str, Any], profile: WorkloadProfile
+) -> tuple[Topology, catalogue.Switch, list[str]]:
+    """Size the topology with the family's switch; move to a higher-radix switch, then
+    to Dragonfly+, when no three-tier fabric of the first switch holds the cluster."""
+    switches = _switches_for(technology, link_gbps)
+    endpoints = _edge_ports(facts)
+    last_error: sizing.FabricTooLarge | None = None
+    for switch in switches:
+        radix = switch.radix_at(link_gbps)
+        try:
+            if kind == TopologyKind.rail_optimized:
+                topology = sizing.size_rail_optimized(
+                    nodes=profile.node_count,
+                    rails=profile.gpus_per_node,
+                    radix=radix,
+                    link_gbps=link_gbps,
+                    nodes_per_su=radix // 2,
+                    reserved_endpoints=1 if technology.startswith("infiniband") else 0,
+                )
+            elif kind == TopologyKind.dragonfly_plus:
+                topology = sizing.size_dragonfly_plus(endpoints, radix, link_gbps)
+            else:
+                topology = sizing.size_fat_tree(endpoints, radix, link_gbps)
+        except sizing.FabricTooLarge as exc:
+            last_error = exc
+            continue
+        if switch is not switches[0]:
+            topology.notes.append(
+                f"{switches[0].name} (radix {switches[0].radix_at(link_gbps)}) cannot hold "
+                f"{endpoints:,} ports in three tiers, so the fabric uses {switch.name} "
+                f"(radix {radix} at {link_gbps} Gb/s)."
+            )
+        return topology, switch, topology.notes
+    if kind != TopologyKind.dragonfly_plus:
+        topology = sizing.size_dragonfly_plus(endpoints, switches[-1].radix_at(link_gbps), link_gbps)
+        topology.notes.append(f"No three-tier fat-tree holds {endpoints:,} ports ({last_error}); Dragonfly+ does.")
+        return topology, switches[-1], topology.notes
+    raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
+
+
+def _switches_for(technology: Technology, link_gbps: int) -> list[catalogue.Switch]:
+    """The family's switch first, then same-fabric switches of higher radix at that speed."""
+    first = catalogue.switch_for(str(technology), link_gbps)
+    bigger = sorted(
+        (
+            s
+            for s in catalogue.switches()
+            if s.fabric == first.fabric and s.model != first.model and s.radix_at(link_gbps) > first.radix_at(link_gbps)
+        ),
+        key=lambda s: s.radix_at(link_gbps),
+    )
+    return [first, *bigger]
+
+
+@cache
+def _usd_per_unit(technology: Technology, link_gbps: int, kind: TopologyKind) -> tuple[float, float, str]:
+    """Dollars per fabric unit (switch port, NIC port or cable), calibrated on the seed
+    guide's 16-node DGX H100 figures: the reference fabric is sized with the same
+    functions and the same topology kind, so a 16-node cluster costs what the guide says."""
+    price = catalogue.cost_reference().for_technology(str(technology), link_gbps)
+    gbps = price.reference_gbps
+    radix = catalogue.switch_for(price.reference_technology, gbps).radix_at(gbps)
+    endpoints = REFERENCE_NODES * REFERENCE_GPUS_PER_NODE
+    if kind == TopologyKind.rail_optimized:
+        reference = sizing.size_rail_optimized(
+            nodes=REFERENCE_NODES, rails=REFERENCE_GPUS_PER_NODE, radix=radix, link_gbps=gbps,
+            nodes_per_su=radix // 2, reserved_endpoints=0,
+        )
+    else:
+        reference = sizing.size_fat_tree(endpoints, radix, gbps)
+    units = sizing.fabric_units(reference, endpoints)
+    low, high = sizing.usd_per_unit(price.usd_low * price.multiplier, price.usd_high * price.multiplier, units)
+    basis = (
+        f"{price.label}: the seed guide's 16-node DGX H100 figure of {usd(price.usd_low)}-{usd(price.usd_high)}"
+        f" x{price.multiplier:g} ({price.multiplier_reason.rstrip('.')}), for the same design at 16 nodes"
+        f" ({units:,} units: switch ports, NIC ports and cables), scaled by this fabric's size"
+    )
+    return low, high, basis
+
+
+def topology_link_gbps(topology: Topology) -> int:
+    return topology.cables[0].gbps if topology.cables else 0
+
+
+def _cost(technology: Technology, topology: Topology, nic_ports: int, profile: WorkloadProfile) -> Cost:
+    if technology == Technology.nvlink_only:
+        return Cost(
+            network_usd_low=0,
+            network_usd_high=0,
+            basis="NVLink is included in SXM servers; no compute fabric to buy.",
+            budget_share_low=0.0 if profile.budget_usd else None,
+            budget_share_high=0.0 if profile.budget_usd else None,
+        )
+    kind = TopologyKind.rail_optimized if topology.kind == TopologyKind.rail_optimized else TopologyKind.fat_tree
+    low, high, basis = _usd_per_unit(technology, topology_link_gbps(topology), kind)
+    return sizing.network_cost(topology, nic_ports, low, high, basis, profile.budget_usd)
+
+
+def _allreduce(
+    technology: Technology, link_gbps: int, message: int, profile: WorkloadProfile
+) -> sizing.AllReduceEstimate:
+    nvlink = catalogue.nvlink(profile.gpu_model)
+    if technology == Technology.nvlink_only:
+        network = nvlink
+    else:
+        network = catalogue.link(str(technology), link_gbps)
+    estimate = sizing.allreduce_estimate(
+        message_bytes=message,
+        gpus=profile.gpu_count,
+        gpus_per_node=profile.gpus_per_node,
+        nvlink_busbw_gbytes=nvlink.achievable_busbw_gbytes,
+        nic_busbw_gbytes=network.achievable_busbw_gbytes,
+        nvlink_latency_us=nvlink.latency_us_model,
+        network_latency_us=network.latency_us_model,
+    )
+    sources = f"Bandwidths: {nvlink.source}" + ("" if network is nvlink else f"; {network.source}")
+    extra = [sources]
+    if profile.model_params_b is None:
+        extra.insert(0, f"Model size not given: estimated for a {DEFAULT_PARAMS_B:g}B-parameter model.")
+    return estimate.model_copy(update={"assumptions": [*estimate.assumptions, *extra]})
+
+
+DEFAULT_PARAMS_B = 7.0

@@ -1,0 +1,143 @@
+"""The rules, loaded from the YAML files in rules/rulebook/ and parsed once.
+
+A rule is data a sales engineer can read and change: an id, a priority, a condition
+(a rule-engine expression over the facts), what it decides, an explanation template
+and a source. Conditions are parsed at load time, so a typo fails at start-up with
+the rule's id, never in the middle of a customer's question.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import rule_engine
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+RULEBOOK = Path(__file__).parent / "rulebook"
+STAGES = ("fabric", "link", "topology", "budget", "advice")
+
+_MEMO_LIMIT = 4096
+
+
+class Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    priority: int = Field(ge=0, le=1000)
+    when: str
+    decide: dict[str, Any] = Field(default_factory=dict)
+    because: str
+    warn: str | None = None
+    source: str
+    stage: str = ""
+    _condition: rule_engine.Rule = PrivateAttr()
+    _symbols: tuple[str, ...] = PrivateAttr()
+    _memo: dict[tuple, bool] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, __context: Any) -> None:
+        context = rule_engine.Context(default_value=None)
+        try:
+            self._condition = rule_engine.Rule(self.when.strip(), context=context)
+        except rule_engine.RuleSyntaxError as exc:
+            raise ValueError(f"rule {self.id}: bad condition {self.when!r}: {exc.message}") from exc
+        self._symbols = tuple(sorted(context.symbols))
+
+    def fires(self, facts: dict[str, Any]) -> bool:
+        """Whether the condition holds. The answer depends only on the facts the
+        condition names, so it is remembered per combination of their values: most
+        rules name a few flags, and rule-engine's evaluation is the costly part."""
+        try:
+            key = tuple(facts[name] for name in self._symbols)
+        except KeyError as exc:
+            raise RuntimeError(f"rule {self.id}: condition names unknown fact {exc.args[0]!r}") from None
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        try:
+            result = bool(self._condition.matches(facts))
+        except rule_engine.EngineError as exc:
+            raise RuntimeError(f"rule {self.id}: cannot evaluate {self.when!r}: {exc}") from exc
+        if len(self._memo) >= _MEMO_LIMIT:
+            self._memo.clear()
+        self._memo[key] = result
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class Fired:
+    """A rule that fired, with its statement rendered for this workload."""
+
+    rule: Rule
+    statement: str
+    warning: str | None = None
+
+
+class _Facts(dict):
+    def __missing__(self, key: str) -> str:
+        raise KeyError(f"template names unknown fact {key!r}")
+
+
+def render(template: str, facts: dict[str, Any]) -> str:
+    """Fill a rule's template with facts; only plain names and format specs allowed."""
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name and not name.isidentifier():
+            raise ValueError(f"template field {name!r} must be a plain fact name")
+    return " ".join(template.format_map(_Facts(facts)).split())
+
+
+@cache
+def rules_by_stage(directory: Path = RULEBOOK) -> dict[str, tuple[Rule, ...]]:
+    """Every rule, grouped by stage and sorted by priority (highest first)."""
+    grouped: dict[str, list[Rule]] = {stage: [] for stage in STAGES}
+    seen: set[str] = set()
+    for path in sorted(directory.glob("*.yaml")):
+        document = yaml.safe_load(path.read_text())
+        stage = document.get("stage")
+        if stage not in grouped:
+            raise ValueError(f"{path.name}: stage must be one of {', '.join(STAGES)}, not {stage!r}")
+        for raw in document.get("rules", []):
+            rule = Rule(**raw, stage=stage)
+            if rule.id in seen:
+                raise ValueError(f"{path.name}: rule id {rule.id} is used twice")
+            seen.add(rule.id)
+            grouped[stage].append(rule)
+    return {stage: tuple(sorted(rules, key=lambda r: -r.priority)) for stage, rules in grouped.items()}
+
+
+def forget_memos() -> None:
+    """Drop every rule's remembered results (benchmarks measure the cold path with it)."""
+    for rule in all_rules():
+        rule._memo.clear()
+
+
+def all_rules() -> list[Rule]:
+    return [rule for rules in rules_by_stage().values() for rule in rules]
+
+
+def evaluate(stage: str, facts: dict[str, Any]) -> list[Fired]:
+    """The stage's rules that fire on facts, highest priority first."""
+    fired = []
+    for rule in rules_by_stage()[stage]:
+        if rule.fires(facts):
+            fired.append(
+                Fired(
+                    rule=rule,
+                    statement=render(rule.because, facts),
+                    warning=render(rule.warn, facts) if rule.warn else None,
+                )
+            )
+    return fired
+
+
+def decisions(fired: list[Fired]) -> dict[str, Any]:
+    """What the fired rules decide; for each key the highest-priority rule wins."""
+    decided: dict[str, Any] = {}
+    for item in sorted(fired, key=lambda f: -f.rule.priority):
+        for key, value in item.rule.decide.items():
+            decided.setdefault(key, value)
+    return decided

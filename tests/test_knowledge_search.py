@@ -1,0 +1,133 @@
+"""Full-text search answers the common questions with the right entry first, and never
+raises on odd input; entries and subjects can be read directly."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import knowledge
+from knowledge.query import fts_query, terms
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("kb") / "knowledge.db"
+    knowledge.build(path)
+    return path
+
+
+def top_ids(db, text: str, n: int = 1) -> list[str]:
+    return [e.id for e in knowledge.search(text, limit=n, db_path=db)]
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("what is PFC", {"glossary-pfc", "roce-pfc"}),
+        ("what is priority flow control?", {"glossary-pfc", "roce-pfc"}),
+        ("how much more does InfiniBand cost than Ethernet", {"faq-infiniband-vs-ethernet-cost"}),
+        ("how many ports does each server need", {"faq-ports-per-server"}),
+        ("what is rail optimized", {"glossary-rail-optimized", "topology-rail-optimized"}),
+        ("explain DCQCN", {"glossary-dcqcn", "roce-dcqcn"}),
+        ("what is SHARP", {"glossary-sharp"}),
+        ("IB vs Ethernet latency", {"infiniband-vs-ethernet-comparison", "figure-infiniband-latency"}),
+        ("do I need InfiniBand for 32 GPUs?", {"faq-do-i-need-infiniband"}),
+        ("what is ECN", {"glossary-ecn", "roce-ecn"}),
+        ("Dragonfly+", {"glossary-dragonfly-plus", "topology-dragonfly-plus"}),
+        ("Quantum-2", {"switch-qm9700"}),
+        ("DGX H100 ports", {"ports-dgx-h100", "server-dgx-h100"}),
+        ("IEEE 802.1Qbb", {"glossary-pfc", "roce-pfc"}),
+    ],
+)
+def test_common_questions_rank_the_right_entry_first(db, question, expected):
+    assert top_ids(db, question)[0] in expected
+
+
+def test_both_pfc_entries_lead_for_pfc(db):
+    assert set(top_ids(db, "what is PFC", 2)) == {"glossary-pfc", "roce-pfc"}
+
+
+def test_results_carry_source_and_descending_score(db):
+    hits = knowledge.search("RoCE lossless configuration", limit=5, db_path=db)
+    assert hits and all(h.source for h in hits)
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0
+
+
+def test_limit_is_respected(db):
+    assert len(knowledge.search("InfiniBand", limit=3, db_path=db)) == 3
+    assert knowledge.search("InfiniBand", limit=0, db_path=db) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "what is", '"', '""', "*", "NEAR", "NEAR(a b)", "a AND OR NOT b", "pfc*", "title:pfc", "(((",
+     "'; drop table entries; --", "ünïcödé ✓ µs", "x" * 5000, "🙂", "-", "^pfc", "\x00", "IB ∨ Ethernet?"],
+)
+def test_odd_input_never_raises(db, text):
+    hits = knowledge.search(text, db_path=db)
+    assert isinstance(hits, list)
+
+
+def test_stopword_only_questions_return_nothing(db):
+    assert knowledge.search("what is it?", db_path=db) == []
+
+
+def test_query_quotes_every_term():
+    assert fts_query("What is priority flow control?") == (
+        '"priority" OR "flow" OR "control" OR "priority flow" OR "flow control"'
+    )
+    assert fts_query('NEAR("x" * OR y)') == '"near" OR "x" OR "y" OR "near x" OR "x y"'
+    assert "infiniband" in terms("IB latency")
+    assert "all reduce" in terms("all-reduce time")
+
+
+def test_entry_by_id(db):
+    pfc = knowledge.entry("glossary-pfc", db_path=db)
+    assert pfc and pfc.subject == "glossary" and "802.1Qbb" in pfc.source
+    assert knowledge.entry("no-such-entry", db_path=db) is None
+
+
+def test_subjects_for_the_api(db):
+    assert knowledge.subjects(db_path=db) == [
+        "cost", "faq", "figures", "glossary", "hardware", "links", "ports", "roce", "technologies", "topologies",
+    ]
+
+
+def test_subject_returns_full_entries_in_source_order(db):
+    faq = knowledge.subject("faq", db_path=db)
+    assert [e["id"] for e in faq] == [
+        "faq-do-i-need-infiniband", "faq-infiniband-vs-ethernet-cost", "faq-ports-per-server",
+    ]
+    assert faq[1]["numbers"]["infiniband_hdr_fabric_usd"] == [200_000, 400_000]
+    hardware = knowledge.subject("hardware", db_path=db)
+    assert {e["kind"] for e in hardware} == {"hardware_switches", "hardware_nics", "hardware_servers"}
+    assert [e["id"] for e in knowledge.subject("generations", db_path=db)][0] == "infiniband-hdr-generation"
+
+
+def test_unknown_subject_lists_valid_names(db):
+    with pytest.raises(knowledge.UnknownSubject) as raised:
+        knowledge.subject("nonsense", db_path=db)
+    assert isinstance(raised.value, KeyError)
+    assert "faq" in str(raised.value) and "hardware" in str(raised.value)
+
+
+def test_reads_are_safe_across_threads(db):
+    errors: list[BaseException] = []
+
+    def worker():
+        try:
+            for _ in range(20):
+                assert knowledge.search("what is PFC", db_path=db)[0].id in {"glossary-pfc", "roce-pfc"}
+                assert knowledge.subject("faq", db_path=db)
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

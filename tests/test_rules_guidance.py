@@ -1,0 +1,199 @@
+"""Each piece of the seed guide's guidance, and each rule of our own, pinned by a test."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.engine import recommend
+from rules.models import Recommendation, WorkloadProfile
+
+
+def advise(**fields) -> Recommendation:
+    return recommend(WorkloadProfile(**fields))
+
+
+def fired(rec: Recommendation) -> list[str]:
+    return [r.rule_id for r in rec.explanation]
+
+
+def test_single_server_of_eight_gpus_needs_only_nvlink():
+    rec = advise(workload="training", gpu_count=8, gpu_model="H100")
+    assert rec.fabric.technology == "nvlink_only"
+    assert rec.topology.kind == "single_node"
+    assert rec.topology.leaf_switches == rec.topology.spine_switches == 0
+    assert not [p for p in rec.ports_per_server if p.role == "compute"]
+    assert "single-node-nvlink" in fired(rec)
+    assert rec.cost.network_usd_high == 0
+
+
+def test_inference_cluster_gets_standard_ethernet_without_allreduce():
+    rec = advise(workload="inference", gpu_count=40, gpus_per_node=4, gpu_model="L40S")
+    assert rec.fabric.technology == "ethernet"
+    assert rec.fabric.link_gbps in (100, 400)
+    assert rec.performance.allreduce_ms is None
+    assert "inference-standard-ethernet" in fired(rec)
+    assert not [p for p in rec.ports_per_server if p.role == "compute"]
+    assert [p for p in rec.ports_per_server if p.role == "inference_traffic"]
+
+
+def test_inference_of_large_models_on_eight_gpu_servers_uses_400gbe():
+    rec = advise(workload="inference", gpu_count=64, gpu_model="H100", model_params_b=405)
+    assert rec.fabric.technology == "ethernet" and rec.fabric.link_gbps == 400
+
+
+@pytest.mark.parametrize("gpus", [16, 128, 1024])
+def test_training_on_16_or_more_gpus_gets_infiniband(gpus):
+    rec = advise(workload="training", gpu_count=gpus, gpu_model="H100")
+    assert rec.fabric.technology in ("infiniband_hdr", "infiniband_ndr")
+    assert "training-16plus-infiniband" in fired(rec)
+
+
+def test_frontier_model_gets_ndr():
+    rec = advise(workload="training", gpu_count=512, gpu_model="H100", model_params_b=175)
+    assert rec.fabric.technology == "infiniband_ndr"
+    assert rec.fabric.link_gbps == 400
+    assert "ib-ndr-frontier-model" in fired(rec)
+
+
+def test_links_never_exceed_what_the_nics_carry():
+    rec = advise(workload="training", gpu_count=256, gpu_model="A100", model_params_b=175)
+    assert rec.fabric.technology == "infiniband_hdr"
+    assert rec.fabric.link_gbps == 200
+    assert any("200" in w for w in rec.warnings)
+    for alternative in rec.alternatives:
+        assert alternative.link_gbps <= 200
+
+
+def test_largest_builds_consider_xdr_within_nic_limits():
+    rec = advise(workload="training", gpu_count=32768, gpu_model="H100", model_params_b=1800)
+    assert rec.fabric.technology in ("infiniband_ndr", "infiniband_xdr")
+    assert {"ib-xdr-largest-builds", "ib-xdr-nic-limited"} & set(fired(rec))
+    if rec.fabric.technology == "infiniband_ndr":
+        assert rec.fabric.link_gbps == 400
+
+
+def test_mid_scale_training_lists_rocev2_with_its_penalty():
+    rec = advise(workload="training", gpu_count=32, gpu_model="H100")
+    assert rec.fabric.technology.startswith("infiniband")
+    roce = next(a for a in rec.alternatives if a.technology == "rocev2")
+    assert roce.relative_training_throughput == pytest.approx(0.85)
+    assert "10-20 %" in roce.trade_off
+    assert "mid-scale-rocev2-alternative" in fired(rec)
+
+
+@pytest.mark.parametrize("flag", ["cost_sensitive", "existing_ethernet"])
+def test_mid_scale_training_chooses_rocev2_when_cost_sensitive_or_on_ethernet(flag):
+    rec = advise(workload="training", gpu_count=48, gpu_model="H100", **{flag: True})
+    assert rec.fabric.technology == "rocev2"
+    assert rec.fabric.link_gbps == 400
+    assert "mid-scale-rocev2-cost-sensitive" in fired(rec)
+
+
+def test_plain_ethernet_for_training_warns_of_the_20_to_40_percent_cost():
+    rec = advise(workload="training", gpu_count=128, gpu_model="H100", prefer="ethernet")
+    assert rec.fabric.technology == "ethernet"
+    assert any("20-40 %" in w for w in rec.warnings)
+    assert rec.performance.relative_training_throughput == pytest.approx(0.7)
+
+
+def test_rocev2_brings_the_lossless_checklist():
+    rec = advise(workload="training", gpu_count=32, gpu_model="H100", cost_sensitive=True)
+    settings = {s.setting for s in rec.roce_configuration}
+    assert {"PFC", "ECN", "DCQCN"} <= settings
+    for s in rec.roce_configuration:
+        assert s.source
+
+
+def test_infiniband_has_no_roce_checklist():
+    rec = advise(workload="training", gpu_count=128, gpu_model="H100")
+    assert rec.roce_configuration == []
+
+
+def test_training_gets_a_dedicated_compute_port_per_gpu():
+    rec = advise(workload="training", gpu_count=64, gpus_per_node=8, gpu_model="H100")
+    compute = next(p for p in rec.ports_per_server if p.role == "compute")
+    assert compute.count == 8
+    assert compute.gbps == rec.fabric.link_gbps
+    assert "dedicated-compute-port-per-gpu" in fired(rec)
+
+
+def test_dgx_class_training_is_rail_optimized():
+    rec = advise(workload="training", gpu_count=256, gpu_model="H100")
+    assert rec.topology.kind == "rail_optimized"
+    assert rec.topology.rails == 8
+
+
+def test_fat_tree_is_the_default_topology():
+    rec = advise(workload="training", gpu_count=64, gpus_per_node=4, gpu_model="L40S")
+    assert rec.topology.kind == "fat_tree"
+    assert "fat-tree-default" in fired(rec)
+
+
+def test_dragonfly_plus_is_considered_at_1000_nodes():
+    rec = advise(workload="training", node_count=1024, gpu_model="H100")
+    assert "dragonfly-plus-considered" in fired(rec)
+    assert rec.topology.kind == "rail_optimized"
+
+
+def test_dragonfly_plus_is_chosen_at_1000_nodes_when_cost_matters():
+    rec = advise(workload="training", node_count=1024, gpu_model="H100", cost_sensitive=True, model_params_b=400)
+    assert rec.topology.kind == "dragonfly_plus"
+
+
+def test_infiniband_costs_two_to_three_times_ethernet_at_the_guides_16_nodes():
+    rec = advise(workload="training", node_count=16, gpu_model="H100")
+    roce = next(a for a in rec.alternatives if a.technology == "rocev2")
+    ratio = (rec.cost.network_usd_low + rec.cost.network_usd_high) / (roce.network_usd_low + roce.network_usd_high)
+    assert 1.8 <= ratio <= 3.2
+    assert "ib-cost-premium" in fired(rec)
+
+
+def test_infiniband_premium_is_judged_against_the_budget():
+    small_share = advise(workload="training", node_count=16, gpu_model="H100", budget_usd=50_000_000)
+    assert small_share.fabric.technology.startswith("infiniband")
+    assert "ib-premium-justified-by-budget" in fired(small_share)
+    big_share = advise(workload="training", node_count=16, gpu_model="H100", budget_usd=1_000_000)
+    assert big_share.fabric.technology == "rocev2"
+    assert "ib-premium-too-large-for-budget" in fired(big_share)
+    assert big_share.cost.budget_share_low is not None
+
+
+@pytest.mark.parametrize("gpus", [9, 12, 15])
+def test_small_multi_node_training_where_the_guide_is_silent_is_explained(gpus):
+    rec = advise(workload="training", gpu_count=gpus, gpus_per_node=4, gpu_model="L40S")
+    reason = next(r for r in rec.explanation if r.rule_id == "small-multi-node-rocev2")
+    assert "Fabric Advisor" in reason.source
+    assert rec.fabric.technology == "rocev2"
+
+
+def test_a_stated_preference_is_honoured():
+    rec = advise(workload="training", gpu_count=256, gpu_model="H100", prefer="rocev2")
+    assert rec.fabric.technology == "rocev2"
+    assert "prefer-rocev2" in fired(rec)
+    overridden = next(r for r in rec.explanation if r.rule_id == "training-16plus-infiniband")
+    assert "Not chosen" in overridden.statement
+
+
+def test_every_recommendation_lists_alternatives_with_trade_offs():
+    rec = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70)
+    assert {a.technology for a in rec.alternatives} == {"rocev2", "ethernet"}
+    for a in rec.alternatives:
+        assert a.trade_off and a.network_usd_high >= a.network_usd_low > 0
+        assert a.operational_complexity in ("low", "medium", "high")
+        assert a.allreduce_ms is not None
+
+
+def test_every_fired_rule_is_explained_with_a_source():
+    rec = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, budget_usd=5_000_000)
+    assert len(rec.explanation) >= 4
+    for reason in rec.explanation:
+        assert reason.rule_id and reason.statement and reason.source
+        assert "{" not in reason.statement
+
+
+def test_the_allreduce_estimate_is_hierarchical_and_states_its_assumptions():
+    one_node = advise(workload="training", gpu_count=8, gpu_model="H100", model_params_b=70)
+    many = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70)
+    assert one_node.performance.allreduce_ms < many.performance.allreduce_ms
+    assert many.performance.message_bytes == 140_000_000_000
+    assert any("ring" in a.lower() for a in many.performance.assumptions)
