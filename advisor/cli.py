@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Optional
 
-import click
 import typer
 from pydantic import ValidationError
 from rich.console import Console
@@ -162,15 +161,20 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; usage errors and bad values are one line on stderr, exit code 2."""
     try:
         app(args=argv, standalone_mode=False, prog_name="fabric-advisor")
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("fabric-advisor: aborted", file=sys.stderr)
         return 130
-    except click.UsageError as exc:
-        print(f"fabric-advisor: {exc.format_message()}", file=sys.stderr)
+    except typer.TyperException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            print(exc.ctx.get_help())
+            return 2
+        message = " ".join(exc.format_message().replace("Value error, ", "").split())
+        print(f"fabric-advisor: {message}", file=sys.stderr)
         return 2
     except UserError as exc:
         print(f"fabric-advisor: {exc}", file=sys.stderr)

@@ -107,8 +107,8 @@ class ProfileDraft(_Model):
     gpu_model: str | None = _field("gpu_model", min_length=1, max_length=40)
     model_params_b: float | None = _field("model_params_b", gt=0, le=1_000_000)
     budget_usd: float | None = _field("budget_usd", gt=0, le=1e12)
-    cost_sensitive: bool | None = _field("cost_sensitive")
-    existing_ethernet: bool | None = _field("existing_ethernet")
+    cost_sensitive: bool | None = _field("cost_sensitive", strict=True)
+    existing_ethernet: bool | None = _field("existing_ethernet", strict=True)
     prefer: Preference | None = _field("prefer")
 
     def merged(self, newer: "ProfileDraft") -> "ProfileDraft":

@@ -1,0 +1,91 @@
+"""The FastAPI app: `create_app()` wires the routers, the body limit, the API key and
+the error handlers; `app` is the instance `uvicorn api.app:app` serves.
+"""
+
+from __future__ import annotations
+
+from fastapi import Depends, FastAPI
+
+from api import errors
+from api.config import ApiConfig
+from api.limits import BodySizeLimit
+from api.routers import ask, health, knowledge, recommendations, widget
+from api.schemas import Problem
+from api.security import require_api_key
+
+DESCRIPTION = """\
+Rules-based advice on networking GPU clusters: the fabric (InfiniBand, RoCEv2,
+Ethernet, NVLink), the topology, ports per server, switch and cable counts, a cost
+range and the all-reduce time, each choice with the rule and the source behind it.
+
+* `POST /v1/recommendations` sizes a workload profile; `POST /v1/ask` takes plain words.
+* Every recommendation is stored: `GET /v1/recommendations/{id}` and its `diagram.svg`.
+* `GET /v1/faq?q=...` and `GET /v1/knowledge/{subject}` read the knowledge base.
+
+Errors are JSON with a `detail` that says what to fix. Bodies are limited to 64 KiB.
+When the server sets `FABRIC_ADVISOR_API_KEY`, every `/v1/*` call needs it in
+the `X-API-Key` header; `/healthz` stays open.
+"""
+
+TAGS = [
+    {"name": "recommendations", "description": "Size a fabric from a workload profile; fetch and draw stored ones."},
+    {"name": "ask", "description": "Plain-language questions, answered like the chat answers them."},
+    {"name": "knowledge", "description": "The knowledge base the answers come from, with sources."},
+    {"name": "health", "description": "Liveness."},
+]
+
+UNAUTHORIZED = {401: {"model": Problem, "description": "API key missing or wrong (only when the server sets one)."}}
+
+
+def create_app(config: ApiConfig | None = None) -> FastAPI:
+    """Build the app; config defaults to the process settings (see `api.config`)."""
+    config = config or ApiConfig.from_settings()
+    app = FastAPI(
+        title="Fabric Advisor API",
+        version=_version(),
+        description=DESCRIPTION,
+        openapi_tags=TAGS,
+    )
+    app.state.config = config
+    errors.install(app)
+    app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
+
+    guarded = {"dependencies": [Depends(require_api_key)], "responses": UNAUTHORIZED}
+    app.include_router(recommendations.router, **guarded)
+    app.include_router(ask.router, **guarded)
+    app.include_router(knowledge.router, **guarded)
+    app.include_router(health.router)
+    app.include_router(widget.router)
+    widget.mount_static(app)
+    if config.api_key is None:
+        _document_key_as_optional(app)
+    return app
+
+
+def _document_key_as_optional(app: FastAPI) -> None:
+    """Without a configured key the scheme stays in the docs but is optional (`{}`)."""
+    build = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = build()
+            for operations in schema.get("paths", {}).values():
+                for operation in operations.values():
+                    if isinstance(operation, dict) and operation.get("security"):
+                        operation["security"] = [{}, *operation["security"]]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fabric-advisor")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+app = create_app()

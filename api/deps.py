@@ -1,0 +1,48 @@
+"""Shared objects handed to endpoints as dependencies: the config, the advisor
+service and the knowledge base. Tests or another deployment can swap any of them
+with `app.dependency_overrides`.
+
+The providers are `async def` on purpose: a plain-`def` dependency would cost a hop
+to the thread pool on every request for nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Protocol
+
+from fastapi import Depends, Request
+
+import knowledge
+from advisor import service
+from advisor.models import AskResult
+from api.config import ApiConfig
+from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+
+
+class AdvisorService(Protocol):
+    def recommend(self, profile: WorkloadProfile) -> Recommendation: ...
+    def ask(self, question: str, profile: ProfileDraft | None = None) -> AskResult: ...
+    def get_recommendation(self, rec_id: str) -> Recommendation | None: ...
+
+
+class KnowledgeBase(Protocol):
+    def search(self, text: str, limit: int = 5) -> list[knowledge.Entry]: ...
+    def subjects(self) -> list[str]: ...
+    def subject(self, name: str) -> list[dict]: ...
+
+
+async def get_config(request: Request) -> ApiConfig:
+    return request.app.state.config
+
+
+async def get_service() -> AdvisorService:
+    return service  # type: ignore[return-value]  # the module satisfies the protocol
+
+
+async def get_knowledge() -> KnowledgeBase:
+    return knowledge  # type: ignore[return-value]
+
+
+Config = Annotated[ApiConfig, Depends(get_config)]
+Service = Annotated[AdvisorService, Depends(get_service)]
+Knowledge = Annotated[KnowledgeBase, Depends(get_knowledge)]

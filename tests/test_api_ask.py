@@ -1,0 +1,71 @@
+"""POST /v1/ask answers the three ways the chat does, and carries a conversation on
+through the profile the client sends back."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
+
+
+def ask(client: httpx.Client, question: str, profile: dict | None = None) -> dict:
+    body = {"question": question} if profile is None else {"question": question, "profile": profile}
+    response = client.post("/v1/ask", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_a_workload_gets_a_recommendation(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "pretraining a 70B model on 128 H100s")
+    assert result["kind"] == "recommendation"
+    assert result["profile"]["gpu_count"] == 128
+    assert result["profile"]["workload"] == "training"
+    assert result["missing"] == []
+    rec = result["recommendation"]
+    assert rec["id"] and result["reply"]
+    assert client.get(f"/v1/recommendations/{rec['id']}").json() == rec, "ask stores what it recommends"
+
+
+def test_a_question_gets_an_answer_with_its_source(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "what is PFC?")
+    assert result["kind"] == "answer"
+    assert result["answer"]["text"] and result["answer"]["source"]
+    assert result["recommendation"] is None
+    assert result["reply"]
+
+
+def test_too_little_gets_a_clarification_naming_what_is_missing(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "we need a network")
+    assert result["kind"] == "clarification"
+    assert result["missing"] == ["workload", "gpu_count"]
+    assert result["recommendation"] is None and result["reply"]
+
+
+def test_the_given_profile_is_merged_with_the_question(client: httpx.Client) -> None:  # noqa: F811
+    first = ask(client, "we need a network for 256 H100s")
+    assert first["kind"] == "clarification" and first["missing"] == ["workload"]
+    second = ask(client, "it is for training", profile=first["profile"])
+    assert second["kind"] == "recommendation"
+    assert second["profile"]["gpu_count"] == 256
+    assert second["profile"]["workload"] == "training"
+
+
+def test_a_question_over_2000_characters_is_422(client: httpx.Client) -> None:  # noqa: F811
+    response = client.post("/v1/ask", json={"question": "x" * 2001})
+    assert response.status_code == 422
+    (item,) = response.json()["detail"]
+    assert item["loc"] == ["body", "question"]
+    assert "2,000" in item["msg"] and "2,001" in item["msg"]
+
+
+def test_a_bad_profile_in_ask_is_422_naming_the_nested_field(client: httpx.Client) -> None:  # noqa: F811
+    response = client.post("/v1/ask", json={"question": "and now?", "profile": {"gpus_per_node": 500}})
+    assert response.status_code == 422
+    (item,) = response.json()["detail"]
+    assert item["loc"] == ["body", "profile", "gpus_per_node"]
+    assert "1 to 72" in item["msg"]
+
+
+def test_an_empty_question_is_422(client: httpx.Client) -> None:  # noqa: F811
+    response = client.post("/v1/ask", json={"question": ""})
+    assert response.status_code == 422

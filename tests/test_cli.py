@@ -1,0 +1,99 @@
+"""The `fabric-advisor` command, run as a person runs it: the installed script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.servers import VENV_BIN
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(VENV_BIN / "fabric-advisor"), *args], capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+@pytest.fixture(autouse=True)
+def _private_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("FABRIC_ADVISOR_DB", str(tmp_path / "advisor.db"))
+
+
+def test_recommend_prints_a_readable_summary_with_reasons_and_sources():
+    result = cli("recommend", "--workload", "training", "--gpus", "128", "--gpu-model", "H100", "--params-b", "70")
+    assert result.returncode == 0, result.stderr
+    assert "InfiniBand NDR" in result.stdout
+    assert "rail-optimized" in result.stdout
+    assert "training-16plus-infiniband" in result.stdout
+    assert "Seed guide" in result.stdout
+
+
+def test_recommend_json_is_the_recommendation_contract():
+    result = cli("recommend", "--workload", "training", "--gpus", "128", "--gpu-model", "H100", "--params-b", "70", "--json")
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["fabric"]["technology"] == "infiniband_ndr"
+    assert body["topology"]["kind"] == "rail_optimized"
+    assert body["id"].startswith("r_")
+    for key in ("ports_per_server", "cost", "performance", "roce_configuration", "alternatives", "explanation"):
+        assert key in body
+
+
+def test_every_profile_field_has_a_flag():
+    result = cli(
+        "recommend", "--workload", "training", "--nodes", "6", "--gpus-per-node", "8", "--gpu-model", "H100",
+        "--params-b", "13", "--budget-usd", "3000000", "--cost-sensitive", "--existing-ethernet",
+        "--prefer", "rocev2", "--json",
+    )
+    assert result.returncode == 0, result.stderr
+    profile = json.loads(result.stdout)["profile"]
+    assert profile == {
+        "workload": "training", "gpu_count": 48, "gpus_per_node": 8, "node_count": 6, "gpu_model": "H100",
+        "model_params_b": 13.0, "budget_usd": 3000000.0, "cost_sensitive": True, "existing_ethernet": True,
+        "prefer": "rocev2",
+    }
+
+
+def test_size_prints_the_superpod_topology():
+    result = cli("size", "--nodes", "127", "--gpus-per-node", "8", "--radix", "64", "--rail-optimized", "--json")
+    assert result.returncode == 0, result.stderr
+    topology = json.loads(result.stdout)
+    assert (topology["leaf_switches"], topology["spine_switches"]) == (32, 16)
+    assert [c["count"] for c in topology["cables"]] == [1020, 1024]
+
+
+def test_kb_search_prints_entries_with_sources():
+    result = cli("kb", "search", "what is PFC")
+    assert result.returncode == 0, result.stderr
+    assert "PFC" in result.stdout.splitlines()[0]
+    assert "Source:" in result.stdout
+
+
+def test_ask_answers_a_knowledge_question():
+    result = cli("ask", "what is PFC?")
+    assert result.returncode == 0, result.stderr
+    assert "Source" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("recommend", "--workload", "training", "--gpus", "0"), "gpu_count"),
+        (("recommend", "--workload", "training", "--gpus", "2000000"), "gpu_count"),
+        (("recommend", "--workload", "dancing", "--gpus", "8"), "--workload"),
+        (("recommend", "--gpus", "8"), "--workload"),
+        (("recommend", "--workload", "training", "--gpus", "100", "--nodes", "10", "--gpus-per-node", "8"), "gpu_count"),
+        (("recommend", "--workload", "training", "--gpus", "8", "--bogus"), "--bogus"),
+        (("size", "--nodes", "100000", "--radix", "16"), "fat-tree"),
+        (("ask", "x" * 2001), "2000"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
+    result = cli(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert says in lines[0]
