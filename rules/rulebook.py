@@ -9,14 +9,14 @@ the rule's id, never in the middle of a customer's question.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import rule_engine
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 RULEBOOK = Path(__file__).parent / "rulebook"
 STAGES = ("fabric", "link", "topology", "budget", "advice")
@@ -24,47 +24,67 @@ STAGES = ("fabric", "link", "topology", "budget", "advice")
 _MEMO_LIMIT = 4096
 
 
-class Rule(BaseModel):
+class RuleSpec(BaseModel):
+    """A rule as written in YAML; validated once when the rulebook loads."""
+
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     priority: int = Field(ge=0, le=1000)
     when: str
     decide: dict[str, Any] = Field(default_factory=dict)
     because: str
     warn: str | None = None
     source: str
-    stage: str = ""
-    _condition: rule_engine.Rule = PrivateAttr()
-    _symbols: tuple[str, ...] = PrivateAttr()
-    _memo: dict[tuple, bool] = PrivateAttr(default_factory=dict)
 
-    def model_post_init(self, __context: Any) -> None:
+
+@dataclass(slots=True)
+class Rule:
+    """A loaded rule: its spec plus the parsed condition.
+
+    A plain dataclass, not a pydantic model, because `fires` runs dozens of times per
+    recommendation and attribute access must stay cheap."""
+
+    id: str
+    priority: int
+    when: str
+    decide: dict[str, Any]
+    because: str
+    warn: str | None
+    source: str
+    stage: str
+    condition: rule_engine.Rule
+    symbols: tuple[str, ...]
+    memo: dict[tuple, bool] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, raw: dict[str, Any], stage: str) -> "Rule":
+        spec = RuleSpec.model_validate(raw)
         context = rule_engine.Context(default_value=None)
         try:
-            self._condition = rule_engine.Rule(self.when.strip(), context=context)
+            condition = rule_engine.Rule(spec.when.strip(), context=context)
         except rule_engine.RuleSyntaxError as exc:
-            raise ValueError(f"rule {self.id}: bad condition {self.when!r}: {exc.message}") from exc
-        self._symbols = tuple(sorted(context.symbols))
+            raise ValueError(f"rule {spec.id}: bad condition {spec.when!r}: {exc.message}") from exc
+        return cls(**spec.model_dump(), stage=stage, condition=condition, symbols=tuple(sorted(context.symbols)))
 
     def fires(self, facts: dict[str, Any]) -> bool:
         """Whether the condition holds. The answer depends only on the facts the
         condition names, so it is remembered per combination of their values: most
         rules name a few flags, and rule-engine's evaluation is the costly part."""
         try:
-            key = tuple(facts[name] for name in self._symbols)
+            key = tuple([facts[name] for name in self.symbols])
         except KeyError as exc:
             raise RuntimeError(f"rule {self.id}: condition names unknown fact {exc.args[0]!r}") from None
-        known = self._memo.get(key)
+        known = self.memo.get(key)
         if known is not None:
             return known
         try:
-            result = bool(self._condition.matches(facts))
+            result = bool(self.condition.matches(facts))
         except rule_engine.EngineError as exc:
             raise RuntimeError(f"rule {self.id}: cannot evaluate {self.when!r}: {exc}") from exc
-        if len(self._memo) >= _MEMO_LIMIT:
-            self._memo.clear()
-        self._memo[key] = result
+        if len(self.memo) >= _MEMO_LIMIT:
+            self.memo.clear()
+        self.memo[key] = result
         return result
 
 
@@ -101,7 +121,7 @@ def rules_by_stage(directory: Path = RULEBOOK) -> dict[str, tuple[Rule, ...]]:
         if stage not in grouped:
             raise ValueError(f"{path.name}: stage must be one of {', '.join(STAGES)}, not {stage!r}")
         for raw in document.get("rules", []):
-            rule = Rule(**raw, stage=stage)
+            rule = Rule.load(raw, stage)
             if rule.id in seen:
                 raise ValueError(f"{path.name}: rule id {rule.id} is used twice")
             seen.add(rule.id)
@@ -112,7 +132,7 @@ def rules_by_stage(directory: Path = RULEBOOK) -> dict[str, tuple[Rule, ...]]:
 def forget_memos() -> None:
     """Drop every rule's remembered results (benchmarks measure the cold path with it)."""
     for rule in all_rules():
-        rule._memo.clear()
+        rule.memo.clear()
 
 
 def all_rules() -> list[Rule]:
