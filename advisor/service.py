@@ -9,7 +9,7 @@ lacks something, and answers accordingly.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import yaml
@@ -24,12 +24,23 @@ from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
 SIZING_FIELDS = ("workload", "gpu_count", "node_count", "model_params_b", "budget_usd")
+MEMO_SIZE = 2048
 
 
 def recommend(profile: WorkloadProfile, save: bool = True) -> Recommendation:
     """The explained recommendation for profile, stored so its id can be shared."""
-    rec = engine.recommend(profile)
-    return store.save(rec) if save else rec
+    if not save:
+        return engine.recommend(profile)
+    return _recommend_stored(profile.model_dump_json())
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _recommend_stored(profile_json: str) -> Recommendation:
+    """Recommendations are a pure function of the profile (the rules and the knowledge
+    are fixed for a process's life) and are stored under a content hash, so a profile
+    seen before is answered from memory without sizing or storing it again."""
+    rec = engine.recommend(WorkloadProfile.model_validate_json(profile_json))
+    return store.save(rec)
 
 
 def get_recommendation(rec_id: str) -> Recommendation | None:
@@ -76,6 +87,13 @@ def classify(question: str, found: ProfileDraft, given: ProfileDraft | None) -> 
 
 def ask(question: str, profile: ProfileDraft | None = None) -> AskResult:
     """Answer a question in the context of what earlier turns established."""
+    return _ask(question, profile.model_dump_json(exclude_none=True) if profile else None)
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _ask(question: str, profile_json: str | None) -> AskResult:
+    """`ask`, remembered per question and profile: the answer depends on nothing else."""
+    profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
     found = extract(question).profile
     merged = (profile or ProfileDraft()).merged(found)
     kind = classify(question, found, profile)

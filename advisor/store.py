@@ -23,6 +23,7 @@ _lock = threading.Lock()
 
 @cache
 def _db(path: Path) -> sqlite_utils.Database:
+    path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     db = sqlite_utils.Database(conn)
@@ -35,21 +36,27 @@ def _db(path: Path) -> sqlite_utils.Database:
 
 
 def database(path: Path | None = None) -> sqlite_utils.Database:
-    return _db(Path(path or settings.db_path).resolve())
+    return _db(Path(path or settings.db_path))
 
 
 def recommendation_id(rec: Recommendation) -> str:
-    body = rec.model_dump_json(exclude={"id"})
-    return "r_" + hashlib.sha256(body.encode()).hexdigest()[:12]
+    return _content_id(rec.model_dump_json(exclude={"id"}))
+
+
+def _content_id(body_without_id: str) -> str:
+    return "r_" + hashlib.sha256(body_without_id.encode()).hexdigest()[:12]
 
 
 def save(rec: Recommendation, path: Path | None = None) -> Recommendation:
     """Store rec and return it with its id set."""
-    stored = rec.model_copy(update={"id": recommendation_id(rec)})
+    body = rec.model_dump_json(exclude={"id"})
+    rec_id = _content_id(body)
+    stored = rec.model_copy(update={"id": rec_id})
+    document = f'{{"id":"{rec_id}",{body[1:]}' if body != "{}" else f'{{"id":"{rec_id}"}}'
     with _lock:
         database(path).execute(
             "INSERT OR IGNORE INTO recommendations (id, created_at, body) VALUES (?, ?, ?)",
-            [stored.id, datetime.now(UTC).isoformat(timespec="seconds"), stored.model_dump_json()],
+            [rec_id, datetime.now(UTC).isoformat(timespec="seconds"), document],
         )
     return stored
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from fastapi import Response
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge import Entry
@@ -85,3 +87,11 @@ def json_error(model: type[BaseModel], description: str) -> dict[str, Any]:
         "description": description,
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}},
     }
+
+
+def json_model(model: BaseModel, status_code: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A model already validated by our code, serialised once by pydantic-core.
+
+    Endpoints declare their `response_model` for the OpenAPI document but return this,
+    so FastAPI does not validate and serialise the same large model a second time."""
+    return Response(model.model_dump_json(), status_code=status_code, headers=headers, media_type="application/json")

@@ -48,6 +48,15 @@ class UnknownSubject(KeyError):
 
 
 _ENTRY_COLUMNS = ["id", "subject", "kind", "title", "text", "source", "note"]
+# What sqlite-utils' `table.search()` runs, written once: that method introspects the
+# tables on every call, which costs more than the search itself.
+_SEARCH_SQL = f"""
+select {", ".join(f"entries.{c}" for c in _ENTRY_COLUMNS)}, entries_fts.rank as rank
+from entries join entries_fts on entries.rowid = entries_fts.rowid
+where entries_fts match :query
+order by entries_fts.rank
+limit :limit
+"""
 
 
 def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> list[Entry]:
@@ -63,18 +72,13 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     db = store.connection(db_path)
     try:
         # bm25 candidates (rank is negative, lower is better), re-scored by kind
-        rows = list(
-            db["entries"].search(
-                query, columns=_ENTRY_COLUMNS, limit=max(4 * limit, 20), include_rank=True
-            )
-        )
+        rows = db.execute(_SEARCH_SQL, {"query": query, "limit": max(4 * limit, 20)}).fetchall()
     except sqlite3.OperationalError as exc:  # a query the tokenizer still rejects
         if "fts5" in str(exc).lower():
             return []
         raise
     hits = [
-        Entry(**{c: row[c] for c in _ENTRY_COLUMNS}, score=round(-row["rank"] * boost(row["kind"]), 4))
-        for row in rows
+        Entry(**dict(zip(_ENTRY_COLUMNS, row)), score=round(-row[-1] * boost(row[2]), 4)) for row in rows
     ]
     hits.sort(key=lambda hit: hit.score, reverse=True)
     return hits[:limit]

@@ -175,7 +175,8 @@ def _size(
     raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
 
 
-def _switches_for(technology: Technology, link_gbps: int) -> list[catalogue.Switch]:
+@cache
+def _switches_for(technology: Technology, link_gbps: int) -> tuple[catalogue.Switch, ...]:
     """The family's switch first, then same-fabric switches of higher radix at that speed."""
     first = catalogue.switch_for(str(technology), link_gbps)
     bigger = sorted(
@@ -186,7 +187,7 @@ def _switches_for(technology: Technology, link_gbps: int) -> list[catalogue.Swit
         ),
         key=lambda s: s.radix_at(link_gbps),
     )
-    return [first, *bigger]
+    return (first, *bigger)
 
 
 @cache

@@ -65,6 +65,8 @@ class Rule:
             condition = rule_engine.Rule(spec.when.strip(), context=context)
         except rule_engine.RuleSyntaxError as exc:
             raise ValueError(f"rule {spec.id}: bad condition {spec.when!r}: {exc.message}") from exc
+        for template in (spec.because, spec.warn or ""):
+            check_template(spec.id, template)
         return cls(**spec.model_dump(), stage=stage, condition=condition, symbols=tuple(sorted(context.symbols)))
 
     def fires(self, facts: dict[str, Any]) -> bool:
@@ -90,11 +92,19 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Fired:
-    """A rule that fired, with its statement rendered for this workload."""
+    """A rule that fired, with the facts it fired on. The statement is rendered only
+    when asked for: most fired rules belong to alternatives nobody reads out."""
 
     rule: Rule
-    statement: str
-    warning: str | None = None
+    facts: dict[str, Any]
+
+    @property
+    def statement(self) -> str:
+        return render(self.rule.because, self.facts)
+
+    @property
+    def warning(self) -> str | None:
+        return render(self.rule.warn, self.facts) if self.rule.warn else None
 
 
 class _Facts(dict):
@@ -102,11 +112,15 @@ class _Facts(dict):
         raise KeyError(f"template names unknown fact {key!r}")
 
 
-def render(template: str, facts: dict[str, Any]) -> str:
-    """Fill a rule's template with facts; only plain names and format specs allowed."""
+def check_template(rule_id: str, template: str) -> None:
+    """Templates may name plain facts only (with a format spec): no attribute access."""
     for _, name, _, _ in string.Formatter().parse(template):
-        if name and not name.isidentifier():
-            raise ValueError(f"template field {name!r} must be a plain fact name")
+        if name is not None and not name.isidentifier():
+            raise ValueError(f"rule {rule_id}: template field {{{name}}} must be a plain fact name")
+
+
+def render(template: str, facts: dict[str, Any]) -> str:
+    """Fill a rule's template with facts, on one line."""
     return " ".join(template.format_map(_Facts(facts)).split())
 
 
@@ -141,23 +155,20 @@ def all_rules() -> list[Rule]:
 
 def evaluate(stage: str, facts: dict[str, Any]) -> list[Fired]:
     """The stage's rules that fire on facts, highest priority first."""
-    fired = []
-    for rule in rules_by_stage()[stage]:
-        if rule.fires(facts):
-            fired.append(
-                Fired(
-                    rule=rule,
-                    statement=render(rule.because, facts),
-                    warning=render(rule.warn, facts) if rule.warn else None,
-                )
-            )
-    return fired
+    snapshot = dict(facts)
+    return [Fired(rule, snapshot) for rule in rules_by_stage()[stage] if rule.fires(facts)]
 
 
 def decisions(fired: list[Fired]) -> dict[str, Any]:
-    """What the fired rules decide; for each key the highest-priority rule wins."""
+    """What the fired rules decide; for each key the highest-priority rule wins.
+
+    `fired` may join several stages' lists, so it is ordered by priority here."""
     decided: dict[str, Any] = {}
-    for item in sorted(fired, key=lambda f: -f.rule.priority):
+    for item in sorted(fired, key=_by_priority):
         for key, value in item.rule.decide.items():
             decided.setdefault(key, value)
     return decided
+
+
+def _by_priority(item: Fired) -> int:
+    return -item.rule.priority

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Response
 
 from advisor.models import AskRequest, AskResult
 from api.deps import Service
-from api.schemas import Problem, ValidationProblem
+from api.schemas import Problem, ValidationProblem, json_model
 
 router = APIRouter(prefix="/v1", tags=["ask"])
 
@@ -31,14 +31,15 @@ ASK_EXAMPLES = {
 @router.post(
     "/ask",
     summary="Ask in plain words",
+    response_model=AskResult,
     responses={
         413: {"model": Problem, "description": "Body over 64 KiB."},
         422: {"model": ValidationProblem, "description": "Question empty or over 2,000 characters, or a bad profile field."},
     },
 )
-async def ask(body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)], service: Service) -> AskResult:
+async def ask(body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)], service: Service) -> Response:
     """Understands a workload description or a question. `kind` says what came back:
     a `recommendation` when the workload is complete, an `answer` from the knowledge
     base, or a `clarification` naming what is `missing`. Send the returned `profile`
     with the next question to carry the conversation on."""
-    return service.ask(body.question, body.profile)
+    return json_model(service.ask(body.question, body.profile))

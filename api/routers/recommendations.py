@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, HTTPException, Path, Response
 
 from advisor.render.svg import topology_svg
 from api.deps import Service
-from api.schemas import Problem, ValidationProblem, json_error
+from api.schemas import Problem, ValidationProblem, json_error, json_model
 from rules.models import Recommendation, WorkloadProfile
 
 router = APIRouter(prefix="/v1/recommendations", tags=["recommendations"])
@@ -62,6 +62,7 @@ class SVGResponse(Response):
 @router.post(
     "",
     status_code=201,
+    response_model=Recommendation,
     summary="Recommend a fabric for a workload",
     responses={
         201: {
@@ -79,21 +80,21 @@ class SVGResponse(Response):
 )
 async def create_recommendation(
     profile: Annotated[WorkloadProfile, Body(openapi_examples=PROFILE_EXAMPLES)],
-    response: Response,
     service: Service,
-) -> Recommendation:
+) -> Response:
     """Size the fabric for a workload: technology, topology, ports per server, switch and
     cable counts, cost range and all-reduce time, with the rule behind every choice.
     Every recommendation is stored; its `id` is a link a sales engineer can share."""
     recommendation = service.recommend(profile)
-    response.headers["Location"] = f"{router.prefix}/{recommendation.id}"
-    return recommendation
+    return json_model(recommendation, status_code=201, headers={"Location": f"{router.prefix}/{recommendation.id}"})
 
 
-@router.get("/{rec_id}", summary="Fetch a stored recommendation", responses=NOT_FOUND)
-async def get_recommendation(rec_id: RecId, service: Service) -> Recommendation:
+@router.get(
+    "/{rec_id}", summary="Fetch a stored recommendation", response_model=Recommendation, responses=NOT_FOUND
+)
+async def get_recommendation(rec_id: RecId, service: Service) -> Response:
     """The recommendation exactly as it was returned when it was made."""
-    return _stored(service, rec_id)
+    return json_model(_stored(service, rec_id))
 
 
 @router.get(
