@@ -1,0 +1,7 @@
+"""Rasa input channels of our own, loaded by Rasa from bot/credentials.yml.
+
+They run inside the Rasa environment (Python 3.10, Rasa 3.6), so they import only what
+that environment has (rasa, sanic, slack_sdk) and nothing of the advisor. Rasa runs in
+bot/ and puts its working directory on the import path, so credentials.yml names them
+`channels.<module>.<Class>`.
+"""

@@ -1,0 +1,264 @@
+"""Slack for the Fabric Advisor: Rasa's Slack connector with a configurable Web API URL,
+switched on by the environment, that answers each Slack event once.
+
+In bot/credentials.yml:
+
+    channels.slack.SlackConnector:
+      # api_url: https://slack.com/api/      # GovSlack: https://slack-gov.com/api/
+      # use_threads: true
+
+Why a subclass of Rasa's `SlackInput`:
+
+- Rasa posts replies from a background task through slack_sdk's `AsyncWebClient`, whose
+  base URL its credentials cannot set. GovSlack (slack-gov.com) and test stubs need
+  another one: `api_url` here, else the `SLACK_API_URL` environment variable, else
+  https://slack.com/api/.
+- The token and signing secret come from `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET`
+  when the credentials do not give them. Rasa's `${VAR}` substitution fails to start
+  when a variable is unset, so credentials.yml cannot refer to them; with either unset,
+  the connector is off and its webhook answers 404 (the rest of the bot runs on).
+- Slack retries an event it thinks went unanswered (`X-Slack-Retry-Num`). Rasa drops
+  only retries whose reason is `http_timeout`; here every event id is answered once,
+  whatever the reason, while a retry of an event this process never saw is handled.
+- A request whose signature is wrong or whose timestamp is more than five minutes off
+  is refused with 401 before anything reads it (Rasa's check, answered earlier).
+- Slack's `url_verification` is answered with `{"challenge": ...}`, the shape Slack
+  documents.
+- Replies: one Slack message per reply (Rasa splits text at every blank line), as
+  mrkdwn (the action server writes Slack mrkdwn for this channel), buttons under a
+  mrkdwn section, without the legacy `as_user` flag new Slack apps cannot use.
+"""
+
+import logging
+import os
+import time
+from collections import OrderedDict
+from http import HTTPStatus
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Text
+
+from rasa.core.channels.channel import InputChannel, OutputChannel, UserMessage
+from rasa.core.channels.slack import SlackBot, SlackInput
+from sanic import Blueprint, response
+from sanic.request import Request
+from sanic.response import HTTPResponse
+from slack_sdk.web.async_client import AsyncWebClient
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://slack.com/api/"
+TOKEN_ENV = "SLACK_BOT_TOKEN"
+SIGNING_SECRET_ENV = "SLACK_SIGNING_SECRET"
+API_URL_ENV = "SLACK_API_URL"
+
+# chat.postMessage takes 40,000 characters but Slack shows a long message folded;
+# longer replies are sent as several messages, cut at blank lines
+MESSAGE_CHARS = 3900
+ACTIONS_PER_BLOCK = 25  # Block Kit: at most 25 elements in an actions block
+
+# Slack retries after 1 and 5 minutes (3 tries); an hour of event ids is plenty
+SEEN_EVENTS_TTL = 3600.0
+SEEN_EVENTS_MAX = 10000
+
+
+def api_url_from(credentials: Dict[Text, Any]) -> Text:
+    """The Slack Web API base URL: credentials, then SLACK_API_URL, then slack.com."""
+    url = (credentials.get("api_url") or os.environ.get(API_URL_ENV, "").strip() or DEFAULT_API_URL).strip()
+    return url if url.endswith("/") else url + "/"
+
+
+class SeenEvents:
+    """Event ids seen lately, so an event Slack delivers twice is answered once."""
+
+    def __init__(self, ttl: float = SEEN_EVENTS_TTL, capacity: int = SEEN_EVENTS_MAX) -> None:
+        self.ttl = ttl
+        self.capacity = capacity
+        self._seen: "OrderedDict[Text, float]" = OrderedDict()
+
+    def first_time(self, event_id: Text) -> bool:
+        """True the first time event_id is offered (within the ttl), False after."""
+        now = time.monotonic()
+        while self._seen:
+            oldest, at = next(iter(self._seen.items()))
+            if now - at <= self.ttl and len(self._seen) < self.capacity:
+                break
+            self._seen.popitem(last=False)
+        if event_id in self._seen:
+            return False
+        self._seen[event_id] = now
+        return True
+
+
+class SlackOutput(SlackBot):
+    """Rasa's Slack output, posting through `api_url`, one message per reply."""
+
+    def __init__(
+        self,
+        token: Text,
+        slack_channel: Optional[Text] = None,
+        thread_id: Optional[Text] = None,
+        proxy: Optional[Text] = None,
+        api_url: Text = DEFAULT_API_URL,
+    ) -> None:
+        super().__init__(token, slack_channel, thread_id, proxy)
+        self.client = AsyncWebClient(token, base_url=api_url, proxy=proxy)
+
+    async def _post_message(self, channel: Text, **kwargs: Any) -> None:
+        # `as_user` is for classic apps only; `type` is not a chat.postMessage argument
+        kwargs.pop("as_user", None)
+        kwargs.pop("type", None)
+        await super()._post_message(channel, **kwargs)
+
+    async def send_text_message(self, recipient_id: Text, text: Text, **kwargs: Any) -> None:
+        recipient = self.slack_channel or recipient_id
+        for part in split_message(text.strip()):
+            await self._post_message(channel=recipient, text=part, mrkdwn=True)
+
+    async def send_text_with_buttons(
+        self, recipient_id: Text, text: Text, buttons: List[Dict[Text, Any]], **kwargs: Any
+    ) -> None:
+        recipient = self.slack_channel or recipient_id
+        elements = [
+            {
+                "type": "button",
+                "text": {"type": "plain_text", "text": str(button["title"])[:75]},
+                "value": str(button["payload"])[:2000],
+            }
+            for button in buttons[:ACTIONS_PER_BLOCK]
+        ]
+        blocks = [
+            {"type": "section", "text": {"type": "mrkdwn", "text": text[:3000]}},
+            {"type": "actions", "elements": elements},
+        ]
+        await self._post_message(channel=recipient, text=text, blocks=blocks)
+
+    async def send_custom_json(self, recipient_id: Text, json_message: Dict[Text, Any], **kwargs: Any) -> None:
+        """Post json_message (e.g. `{"text": ..., "blocks": [...]}`) as chat.postMessage's arguments."""
+        message = dict(json_message)
+        channel = message.pop("channel", None) or self.slack_channel or recipient_id
+        await self._post_message(channel=channel, **message)
+
+
+def split_message(text: Text, limit: int = MESSAGE_CHARS) -> List[Text]:
+    """text in parts of at most limit characters, cut at blank lines, else at newlines."""
+    parts: List[Text] = []
+    while len(text) > limit:
+        cut = text.rfind("\n\n", 0, limit)
+        if cut <= 0:
+            cut = text.rfind("\n", 0, limit)
+        if cut <= 0:
+            cut = limit
+        parts.append(text[:cut].rstrip())
+        text = text[cut:].lstrip("\n")
+    if text:
+        parts.append(text)
+    return parts
+
+
+class SlackDisabled(InputChannel):
+    """Stands in for the Slack connector when its token or signing secret is unset."""
+
+    def __init__(self, missing: List[Text]) -> None:
+        self.missing = missing
+
+    @classmethod
+    def name(cls) -> Text:
+        return "slack"
+
+    def blueprint(self, on_new_message: Callable[[UserMessage], Awaitable[Any]]) -> Blueprint:
+        disabled = Blueprint("slack_webhook_disabled", __name__)
+        body = {"status": "disabled", "detail": f"Slack is off: set {' and '.join(self.missing)} to switch it on."}
+
+        @disabled.route("/", methods=["GET"])
+        async def health(_: Request) -> HTTPResponse:
+            return response.json(body, status=HTTPStatus.NOT_FOUND)
+
+        @disabled.route("/webhook", methods=["GET", "POST"])
+        async def webhook(_: Request) -> HTTPResponse:
+            return response.json(body, status=HTTPStatus.NOT_FOUND)
+
+        return disabled
+
+
+class SlackConnector(SlackInput):
+    """Rasa's `SlackInput` with a configurable Web API URL, set up from the environment,
+    answering each Slack event once (see the module's docstring)."""
+
+    @classmethod
+    def from_credentials(cls, credentials: Optional[Dict[Text, Any]]) -> InputChannel:
+        credentials = dict(credentials or {})
+        token = credentials.get("slack_token") or os.environ.get(TOKEN_ENV, "").strip()
+        secret = credentials.get("slack_signing_secret") or os.environ.get(SIGNING_SECRET_ENV, "").strip()
+        missing = [name for name, value in ((TOKEN_ENV, token), (SIGNING_SECRET_ENV, secret)) if not value]
+        if missing:
+            if len(missing) == 1:
+                logger.warning("Slack connector off: %s is set but %s is not.", _other(missing[0]), missing[0])
+            else:
+                logger.info("Slack connector off: %s and %s are not set.", TOKEN_ENV, SIGNING_SECRET_ENV)
+            return SlackDisabled(missing)
+        channel = cls(
+            token,
+            credentials.get("slack_channel"),
+            credentials.get("proxy"),
+            credentials.get("slack_retry_reason_header", "x-slack-retry-reason"),
+            credentials.get("slack_retry_number_header", "x-slack-retry-num"),
+            credentials.get("errors_ignore_retry", None),
+            bool(credentials.get("use_threads", False)),
+            secret,
+            credentials.get("conversation_granularity", "sender"),
+            api_url=api_url_from(credentials),
+        )
+        # retries are screened by event id (screen()); Rasa's reason-based drop only on request
+        channel.errors_ignore_retry = tuple(credentials.get("errors_ignore_retry") or ())
+        logger.info("Slack connector on, Web API at %s", channel.api_url)
+        return channel
+
+    def __init__(self, *args: Any, api_url: Text = DEFAULT_API_URL, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.api_url = api_url
+        self.seen_events = SeenEvents()
+
+    def get_output_channel(self, channel: Optional[Text] = None, thread_id: Optional[Text] = None) -> OutputChannel:
+        return SlackOutput(self.slack_token, channel or self.slack_channel, thread_id, self.proxy, self.api_url)
+
+    def blueprint(self, on_new_message: Callable[[UserMessage], Awaitable[Any]]) -> Blueprint:
+        webhook = super().blueprint(on_new_message)
+
+        @webhook.middleware("request")
+        async def guard(request: Request) -> Optional[HTTPResponse]:
+            """Runs before Rasa's handler; a response here ends the request."""
+            if request.method != "POST" or not request.path.rstrip("/").endswith("/webhook"):
+                return None
+            return self.screen(request)
+
+        return webhook
+
+    def screen(self, request: Request) -> Optional[HTTPResponse]:
+        """Refuse what is not from Slack, answer url_verification and repeated events;
+        None lets Rasa's handler take the request."""
+        if not self.is_request_from_slack_authentic(request):
+            logger.warning("Slack request refused: bad signature or stale timestamp.")
+            return response.text(
+                "Not signed by Slack (X-Slack-Signature), or X-Slack-Request-Timestamp is more than 5 minutes off.",
+                status=HTTPStatus.UNAUTHORIZED,
+            )
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return None  # interactive payloads (button clicks) are form-encoded, never retried
+        try:
+            body = request.json
+        except Exception:  # sanic raises on a body that is not JSON
+            return response.text("Body is not JSON.", status=HTTPStatus.BAD_REQUEST)
+        if not isinstance(body, dict):
+            return response.text("Body is not a JSON object.", status=HTTPStatus.BAD_REQUEST)
+        if body.get("type") == "url_verification":
+            return response.json({"challenge": body.get("challenge", "")})
+        event_id = body.get("event_id")
+        if event_id and not self.seen_events.first_time(str(event_id)):
+            retry = request.headers.get(self.retry_num_header)
+            reason = request.headers.get(self.retry_reason_header)
+            logger.info("Slack event %s already taken (retry %s, %s); not answering again.", event_id, retry, reason)
+            return response.text("", status=HTTPStatus.OK, headers={"X-Slack-No-Retry": "1"})
+        return None
+
+
+def _other(name: Text) -> Text:
+    return SIGNING_SECRET_ENV if name == TOKEN_ENV else TOKEN_ENV
