@@ -58,6 +58,7 @@ $(MODEL): $(RASA_VENV)/.installed $(BOT_DATA)
 
 nlu-report: setup
 	cd bot && ../$(RASA) test nlu --cross-validation --folds 3 --out ../$(VAR)/nlu-report --quiet
+	$(PY) -m bot.nlu_report $(VAR)/nlu-report/intent_report.json
 
 # --- Debian's chromium for the browser tests (no browser download) --------------
 browser:

@@ -153,8 +153,8 @@ def compare_markdown(rec: Recommendation) -> str:
     return "\n".join(lines)
 
 
-def changes_markdown(old: Recommendation, new: Recommendation) -> str:
-    """What a what-if changed, followed by the new summary."""
+def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
+    """The figures a what-if changed, before and after."""
     checks = [
         ("GPUs", f"{old.profile.gpu_count:,}", f"{new.profile.gpu_count:,}"),
         ("Fabric", old.fabric.name, new.fabric.name),
@@ -166,8 +166,12 @@ def changes_markdown(old: Recommendation, new: Recommendation) -> str:
     if old.performance.allreduce_ms is not None and new.performance.allreduce_ms is not None:
         checks.append(("All-reduce", duration(old.performance.allreduce_ms), duration(new.performance.allreduce_ms)))
     changed = [f"- **{name}:** {before} -> {after}" for name, before, after in checks if before != after]
-    head = ["**What changed**", *changed] if changed else ["**Nothing in the design changed.**"]
-    return "\n".join([*head, "", recommendation_markdown(new, reasons=3)])
+    return "\n".join(["**What changed**", *changed]) if changed else "**Nothing in the design changed.**"
+
+
+def changes_markdown(old: Recommendation, new: Recommendation) -> str:
+    """What a what-if changed, followed by the new summary."""
+    return f"{what_changed_markdown(old, new)}\n\n{recommendation_markdown(new, reasons=3)}"
 
 
 def answer_markdown(answer: Answer) -> str:

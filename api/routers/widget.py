@@ -6,11 +6,15 @@ and /static is not mounted.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI, HTTPException
+from fastapi import APIRouter, FastAPI, HTTPException, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+
+from advisor.settings import settings
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 
@@ -23,6 +27,18 @@ async def index() -> FileResponse:
     if not page.is_file():
         raise HTTPException(404, detail="The web chat widget is not installed; the API is documented at /docs.")
     return FileResponse(page, media_type="text/html")
+
+
+@router.get("/widget-config.js")
+async def widget_config() -> Response:
+    """Where the page finds Rasa's socket.io channel: this host on Rasa's port, unless
+    FABRIC_ADVISOR_RASA_PUBLIC_URL names another address (a proxy, another host)."""
+    config = {"rasaUrl": os.environ.get("FABRIC_ADVISOR_RASA_PUBLIC_URL") or None, "rasaPort": settings.rasa_port}
+    return Response(
+        f"window.FABRIC_ADVISOR_CONFIG = {json.dumps(config)};\n",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 def mount_static(app: FastAPI) -> None:

@@ -1,0 +1,63 @@
+"""Conversation actions: the fallback, the handoff to an engineer, starting over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rasa_sdk import Tracker
+from rasa_sdk.events import EventType, Restarted
+from rasa_sdk.executor import CollectingDispatcher
+
+from advisor.settings import settings
+from bot.actions import output, profile, recommend, replies
+from bot.actions.base import AdvisorAction
+
+
+class ActionFallback(AdvisorAction):
+    """When Rasa is unsure what the user meant.
+
+    If the message still gave workload details, they are not dropped: the cluster is
+    sized when it can be, else the reply asks for what is missing. Otherwise the reply
+    lists, with examples, what the advisor can do.
+    """
+
+    def name(self) -> str:
+        return "action_fallback"
+
+    def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        if profile.slots_set_this_turn(tracker):
+            return recommend.recommend(dispatcher, tracker)
+        output.say(dispatcher, tracker, replies.text("fallback"))
+        return []
+
+
+def summary(tracker: Tracker) -> str:
+    """What the engineer gets: the details given so far and the last recommendation."""
+    values = profile.slot_values(profile.draft_from_slots(tracker.slots))
+    parts = [f"{replies.field_name(name)} {value}" for name, value in values.items() if value is not None]
+    rec_id = tracker.get_slot(profile.RECOMMENDATION_SLOT)
+    if rec_id:
+        parts.append(f"recommendation {rec_id} ({settings.public_url}/v1/recommendations/{rec_id})")
+    return "; ".join(parts) + "." if parts else replies.text("handoff_nothing_yet")
+
+
+class ActionHandoff(AdvisorAction):
+    """End of the "talk to an engineer" path: the handoff message with a summary."""
+
+    def name(self) -> str:
+        return "action_handoff"
+
+    def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        output.say(dispatcher, tracker, replies.text("handoff", summary=summary(tracker)))
+        return []
+
+
+class ActionRestart(AdvisorAction):
+    """Rasa's restart, with a reply: forget the conversation and say so."""
+
+    def name(self) -> str:
+        return "action_restart"
+
+    def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        output.say(dispatcher, tracker, replies.text("restarted"))
+        return [Restarted()]

@@ -1,0 +1,63 @@
+"""Sending replies to whichever channel the user wrote from.
+
+Every channel gets the advisor's markdown (advisor.render.markdown), except Slack, which
+reads its own mrkdwn: text is converted there, and a recommendation goes as Block Kit
+blocks (advisor.render.slack) with the summary as the notification text.
+The web widget (socket.io) also gets the recommendation as JSON, to draw its card and
+link the diagram: a `bot_uttered` event whose payload is
+`{"recommendation": <Recommendation as JSON>, "diagram_url": <url>}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rasa_sdk import Tracker
+from rasa_sdk.executor import CollectingDispatcher
+
+from advisor.render import markdown
+from advisor.settings import settings
+from rules.models import Recommendation
+
+SLACK = "slack"
+WIDGET = "socketio"
+
+
+def say(dispatcher: CollectingDispatcher, tracker: Tracker, text: str, **kwargs: Any) -> None:
+    """Send markdown text (and e.g. buttons), as mrkdwn on Slack."""
+    if tracker.get_latest_input_channel() == SLACK:
+        from advisor.render import slack
+
+        text = slack.markdown_to_mrkdwn(text)
+    dispatcher.utter_message(text=text, **kwargs)
+
+
+def send_recommendation(
+    dispatcher: CollectingDispatcher, tracker: Tracker, rec: Recommendation, previous: Recommendation | None = None
+) -> None:
+    """Send rec's summary; when it replaces a different recommendation, lead with what changed."""
+    url = settings.diagram_url(rec.id)
+    changed = previous is not None and previous.id != rec.id
+    head = markdown.what_changed_markdown(previous, rec) if changed else None
+    channel = tracker.get_latest_input_channel()
+    if channel == SLACK:
+        from advisor.render import slack  # only the Slack channel needs Block Kit
+
+        if head:
+            say(dispatcher, tracker, head)  # the blocks carry the new summary
+        summary = markdown.recommendation_markdown(rec, diagram_url=url)
+        blocks = slack.recommendation_blocks(rec, diagram_url=url)
+        dispatcher.utter_message(json_message={"text": slack.markdown_to_mrkdwn(summary), "blocks": blocks})
+        return
+    if channel == WIDGET:
+        if head:
+            say(dispatcher, tracker, head)  # the card carries the summary
+        # Rasa's socket.io channel emits a custom message as `emit(bot_message_evt, **custom)`:
+        # under "data", the widget's bot_uttered handler receives exactly this payload
+        payload = {"recommendation": rec.model_dump(mode="json"), "diagram_url": url}
+        dispatcher.utter_message(json_message={"data": payload})
+        return
+    if head:
+        say(dispatcher, tracker, f"{markdown.changes_markdown(previous, rec)}\n\n[Topology diagram]({url})")
+    else:
+        say(dispatcher, tracker, markdown.recommendation_markdown(rec, diagram_url=url))

@@ -1,0 +1,58 @@
+"""The action server's own words (replies.yml).
+
+Rendering of recommendations and answers is not here: that is advisor.render, shared
+with the API and the CLI. This module only holds the sentences around it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPLIES_FILE = Path(__file__).with_name("replies.yml")
+BUTTON_SLOTS = frozenset({"workload"})  # questions answered with buttons (replies.yml)
+
+
+@cache
+def _replies() -> dict[str, Any]:
+    return yaml.safe_load(REPLIES_FILE.read_text())
+
+
+def text(key: str, **values: Any) -> str:
+    """The reply called key, with its placeholders filled."""
+    return str(_replies()[key]).format(**values).strip()
+
+
+def question(slot: str) -> dict[str, Any]:
+    """The form's question for slot: `utter_message` keyword arguments (text, buttons)."""
+    entry = _replies()["ask"][slot]
+    return {"text": entry["text"], "buttons": list(entry.get("buttons", []))}
+
+
+def choice(slot: str, answer: str) -> str | None:
+    """The payload of the button of slot's question that answer names ("both" -> "Training
+    and inference"), so a typed button title means what clicking it means."""
+    wanted = _plain(answer)
+    for button in _replies()["ask"][slot].get("buttons", []):
+        if wanted in (_plain(button["title"]), _plain(button["payload"])):
+            return str(button["payload"])
+    return None
+
+
+def _plain(text: str) -> str:
+    return " ".join("".join(c for c in text.lower() if c.isalnum() or c.isspace()).split())
+
+
+def reask(slot: str, answer: str) -> str:
+    """Why the answer to slot could not be used, with an example of one that can."""
+    answer = " ".join(answer.split())
+    if len(answer) > 60:
+        answer = answer[:57] + "..."
+    return str(_replies()["reask"][slot]).format(answer=answer).strip()
+
+
+def field_name(field: str) -> str:
+    return _replies()["field_names"].get(field, field.replace("_", " "))

@@ -1,0 +1,43 @@
+"""Fill the profile slots from every user message (Rasa's global slot validation).
+
+Rasa calls `action_validate_slot_mappings` after each user message because every profile
+slot has a custom mapping. We run our extractor on the message and merge what it found
+into the slots with `ProfileDraft.merged`, which also drops stale size details when a
+new size is given ("what about 256 GPUs?" forgets the old node count). Only slots whose
+value changed are set, so the tracker stays lean. `profile_complete` follows: the rules
+answer a request with nothing missing at once, without the form.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from rasa_sdk import Tracker
+from rasa_sdk.events import EventType
+from rasa_sdk.executor import CollectingDispatcher
+from rasa_sdk.forms import ValidationAction
+
+import extraction
+from bot.actions import profile
+
+logger = logging.getLogger(__name__)
+
+
+class ValidateSlotMappings(ValidationAction):
+    """`action_validate_slot_mappings`: the extractor fills the slots, turn by turn."""
+
+    async def run(
+        self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
+    ) -> list[EventType]:
+        text = profile.latest_text(tracker)
+        if not text.strip() or text.startswith("/"):
+            return []  # an intent payload ("/restart") carries no workload details
+        current = profile.draft_from_slots(tracker.slots)
+        try:
+            found = extraction.extract(text).profile
+            merged = current.merged(found)
+        except Exception:  # a detail we cannot use must not break the turn
+            logger.exception("could not extract workload details from %r", text)
+            return []
+        return profile.slot_events(current, merged) + profile.completeness_events(tracker, merged)

@@ -1,0 +1,150 @@
+"""Start the chat stack for tests and benchmarks: train the Rasa model when the bot's
+data changed, then run the action server (our env) and Rasa (its own env) on free
+127.0.0.1 ports, each stopped when its block ends (advisor/processes.py does the process
+work).
+
+    with launch.chat_stack(tmp_path) as stack:
+        httpx.post(stack.webhook, json={"sender": "me", "message": "hi"})
+
+The same commands, with fixed ports, are what `make run` starts (see bot/README.md).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from advisor.processes import RASA_BIN, REPO, VENV_BIN, Server, free_port, running
+
+BOT = REPO / "bot"
+MODEL = BOT / "models" / "fabric-advisor.tar.gz"
+RASA_START_TIMEOUT = 120.0  # Rasa imports TensorFlow and loads the model: ~15-30 s here
+ACTIONS_START_TIMEOUT = 60.0
+
+# quiet, offline Rasa: no telemetry calls, no SQLAlchemy 2.0 banner
+RASA_ENV = {"RASA_TELEMETRY_ENABLED": "false", "SQLALCHEMY_SILENCE_UBER_WARNING": "1"}
+
+
+def training_inputs() -> list[Path]:
+    """The files the model is trained from (the Makefile's BOT_DATA)."""
+    return sorted((BOT / "data").glob("*.yml")) + [BOT / "domain.yml", BOT / "config.yml"]
+
+
+def model_is_stale() -> bool:
+    if not MODEL.exists():
+        return True
+    built = MODEL.stat().st_mtime
+    return any(path.stat().st_mtime > built for path in training_inputs())
+
+
+def train_command() -> list[str]:
+    """`make model`'s command, run in bot/."""
+    return [str(RASA_BIN / "rasa"), "train", "--quiet", "--fixed-model-name", "fabric-advisor", "--out", "models"]
+
+
+def ensure_model(timeout: float = 600.0) -> Path:
+    """The trained model, trained first when it is missing or older than the bot's data."""
+    if model_is_stale():
+        result = subprocess.run(
+            train_command(), cwd=BOT, env={**os.environ, **RASA_ENV},
+            capture_output=True, text=True, timeout=timeout,
+        )
+        if result.returncode != 0 or not MODEL.exists():
+            raise RuntimeError(f"rasa train failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return MODEL
+
+
+def actions_command(port: int) -> list[str]:
+    return [str(VENV_BIN / "python"), "-m", "rasa_sdk", "--actions", "bot.actions", "--port", str(port)]
+
+
+def rasa_command(port: int, model: Path = MODEL, host: str = "127.0.0.1") -> list[str]:
+    """`rasa run` in bot/. `--cors "*"` lets the web widget, served by the API on another
+    port, fall back to socket.io long-polling when a websocket cannot be opened."""
+    return [
+        str(RASA_BIN / "rasa"), "run", "--enable-api", "-i", host, "-p", str(port), "--cors", "*",
+        "--model", str(model), "--endpoints", "endpoints.yml", "--credentials", "credentials.yml",
+    ]
+
+
+@contextmanager
+def action_server(port: int | None = None, env: dict[str, str] | None = None) -> Iterator[Server]:
+    """The rasa-sdk action server (our env), serving bot.actions."""
+    port = port or free_port()
+    with running(
+        actions_command(port), port=port, health_path="/health", cwd=REPO,
+        env={"SANIC_HOST": "127.0.0.1", **(env or {})}, timeout=ACTIONS_START_TIMEOUT,
+    ) as server:
+        yield server
+
+
+@contextmanager
+def rasa_server(
+    actions_url: str, tracker_db: Path, port: int | None = None, env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """Rasa (its own env) with the REST and socket.io channels and a SQLite tracker store."""
+    port = port or free_port()
+    variables = {
+        **RASA_ENV,
+        "ACTION_SERVER_URL": f"{actions_url}/webhook",
+        "RASA_TRACKER_DB": str(Path(tracker_db).resolve()),
+        **(env or {}),
+    }
+    with running(
+        rasa_command(port), port=port, health_path="/status", cwd=BOT, env=variables, timeout=RASA_START_TIMEOUT,
+    ) as server:
+        yield server
+
+
+@dataclass
+class ChatStack:
+    rasa: Server
+    actions: Server
+    tracker_db: Path
+    _restart: Callable[[], Server] | None = None
+
+    @property
+    def webhook(self) -> str:
+        """The REST channel: POST {"sender": id, "message": text} -> [{"recipient_id", "text"...}]."""
+        return f"{self.rasa.url}/webhooks/rest/webhook"
+
+    def tracker_url(self, sender: str) -> str:
+        return f"{self.rasa.url}/conversations/{sender}/tracker"
+
+    def restart_rasa(self) -> Server:
+        """Stop Rasa and start it again on the same port and tracker store."""
+        assert self._restart is not None
+        self.rasa = self._restart()
+        return self.rasa
+
+
+@contextmanager
+def chat_stack(workdir: Path, env: dict[str, str] | None = None) -> Iterator[ChatStack]:
+    """Model (trained if stale), action server and Rasa, with their state under workdir.
+
+    The advisor's store of recommendations and Rasa's tracker store are files in workdir,
+    so a test run leaves nothing behind in var/.
+    """
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    ensure_model()
+    tracker_db = workdir / "rasa-tracker.db"
+    actions_env = {"FABRIC_ADVISOR_DB": str(workdir / "advisor.db"), **(env or {})}
+    with ExitStack() as stack:
+        actions = stack.enter_context(action_server(env=actions_env))
+        port = free_port()
+        current: list[ExitStack] = []
+
+        def start_rasa() -> Server:
+            if current:
+                current.pop().close()
+            rasa_stack = ExitStack()
+            current.append(rasa_stack)
+            return rasa_stack.enter_context(rasa_server(actions.url, tracker_db, port=port))
+
+        stack.callback(lambda: current and current.pop().close())
+        yield ChatStack(rasa=start_rasa(), actions=actions, tracker_db=tracker_db, _restart=start_rasa)

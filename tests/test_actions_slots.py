@@ -1,0 +1,89 @@
+"""action_validate_slot_mappings: every user message goes through our extractor and what
+it finds is merged into the profile slots; only changed slots are set."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+import pytest
+from rasa_sdk.executor import CollectingDispatcher
+
+import extraction
+from bot.actions.slots import ValidateSlotMappings
+from rules.models import ProfileDraft
+from tests.test_actions_fakes import slots_of, tracker
+
+
+@pytest.fixture
+def extracted(monkeypatch):
+    """Make the extractor return the given draft for each text."""
+    results: dict[str, ProfileDraft] = {}
+    seen: list[str] = []
+
+    def fake_extract(text: str):
+        seen.append(text)
+        if text == "boom":
+            raise RuntimeError("extractor failed")
+        return SimpleNamespace(profile=results.get(text, ProfileDraft()), spans=[])
+
+    monkeypatch.setattr(extraction, "extract", fake_extract, raising=False)
+    results["seen"] = seen  # type: ignore[assignment]
+    return results
+
+
+def run(t):
+    dispatcher = CollectingDispatcher()
+    events = asyncio.run(ValidateSlotMappings().run(dispatcher, t, {}))
+    assert dispatcher.messages == []  # slot filling never talks
+    return events
+
+
+def test_the_action_is_rasas_global_slot_validation():
+    assert ValidateSlotMappings().name() == "action_validate_slot_mappings"
+
+
+def test_details_in_the_message_fill_their_slots(extracted):
+    extracted["We train a 70B model."] = ProfileDraft(workload="training", model_params_b=70)
+    events = run(tracker(text="We train a 70B model."))
+    assert slots_of(events) == {"workload": "training", "model_params_b": 70.0}
+
+
+def test_details_from_earlier_turns_are_kept_and_unchanged_slots_not_reset(extracted):
+    extracted["on 128 H100s"] = ProfileDraft(gpu_count=128, gpu_model="H100")
+    earlier = {"workload": "training", "model_params_b": 70.0, "gpu_model": "H100"}
+    events = run(tracker(slots=earlier, text="on 128 H100s"))
+    assert slots_of(events) == {"gpu_count": 128, "profile_complete": True}
+
+
+def test_a_new_size_drops_the_stale_size_details(extracted):
+    extracted["what about 256 GPUs?"] = ProfileDraft(gpu_count=256)
+    earlier = {"workload": "training", "node_count": 16, "gpus_per_node": 8, "gpu_count": 128, "profile_complete": True}
+    events = run(tracker(slots=earlier, text="what about 256 GPUs?", intent="what_if"))
+    assert slots_of(events) == {"gpu_count": 256, "node_count": None}
+
+
+def test_profile_complete_tells_the_rules_whether_the_form_is_needed(extracted):
+    extracted["training"] = ProfileDraft(workload="training")
+    assert slots_of(run(tracker(text="training"))) == {"workload": "training"}  # still incomplete
+    events = run(tracker(slots={"node_count": 4}, text="training"))
+    assert slots_of(events) == {"workload": "training", "profile_complete": True}
+
+
+def test_a_message_without_details_sets_nothing(extracted):
+    assert run(tracker(slots={"workload": "training"}, text="what is PFC?", intent="ask_knowledge")) == []
+
+
+def test_intent_payloads_are_not_read(extracted):
+    assert run(tracker(text="/restart", intent="restart")) == []
+    assert extracted["seen"] == []
+
+
+def test_an_extractor_failure_does_not_break_the_turn(extracted):
+    assert run(tracker(text="boom")) == []
+
+
+def test_an_invalid_slot_value_is_ignored_not_fatal(extracted):
+    extracted["64 GPUs"] = ProfileDraft(gpu_count=64)
+    events = run(tracker(slots={"gpu_count": -3, "workload": "training"}, text="64 GPUs"))
+    assert slots_of(events) == {"gpu_count": 64, "profile_complete": True}

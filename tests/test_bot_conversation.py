@@ -1,0 +1,220 @@
+"""The chat bot end to end: real Rasa (its env) and the real action server (our env),
+talking over the REST channel; replies and the slots in the tracker are checked.
+
+One stack serves the whole module (Rasa takes ~25 s to start); each test talks in its
+own conversation (sender id). The model is trained first when the bot's data changed.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from bot import launch
+from advisor.processes import RASA_BIN
+
+pytestmark = [
+    pytest.mark.rasa,
+    pytest.mark.skipif(not (RASA_BIN / "rasa").exists(), reason="no Rasa environment (make rasa-venv)"),
+]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    with launch.chat_stack(tmp_path_factory.mktemp("chat")) as running:
+        yield running
+
+
+class Chat:
+    """One conversation over the REST channel."""
+
+    def __init__(self, stack: launch.ChatStack) -> None:
+        self.stack = stack
+        self.sender = f"test-{uuid.uuid4().hex[:8]}"
+
+    def say(self, text: str) -> str:
+        response = httpx.post(self.stack.webhook, json={"sender": self.sender, "message": text}, timeout=30)
+        response.raise_for_status()
+        return "\n\n".join(m["text"] for m in response.json() if m.get("text"))
+
+    def messages(self, text: str) -> list[dict]:
+        response = httpx.post(self.stack.webhook, json={"sender": self.sender, "message": text}, timeout=30)
+        response.raise_for_status()
+        return response.json()
+
+    def tracker(self) -> dict:
+        response = httpx.get(self.stack.tracker_url(self.sender), timeout=30)
+        response.raise_for_status()
+        return response.json()
+
+    def slots(self) -> dict:
+        return self.tracker()["slots"]
+
+
+@pytest.fixture
+def chat(stack) -> Chat:
+    return Chat(stack)
+
+
+def test_details_given_over_several_turns_are_kept(chat):
+    reply = chat.say("We train a 70B model.")
+    assert "How many GPUs" in reply
+    assert chat.slots()["requested_slot"] == "gpu_count"
+
+    reply = chat.say("on 128 H100s")
+    assert "**Recommendation:" in reply
+    for part in ("Fabric:", "Topology:", "Ports per server:", "Switches:", "Network cost:", "All-reduce:", "Why"):
+        assert part in reply
+    assert "Seed guide" in reply  # reasons carry their sources
+    slots = chat.slots()
+    assert slots["workload"] == "training"
+    assert slots["model_params_b"] == 70
+    assert slots["gpu_count"] == 128
+    assert slots["gpu_model"] == "H100"
+    assert slots["recommendation_id"].startswith("r_")
+    assert slots["requested_slot"] is None
+
+
+def test_form_asks_one_question_at_a_time_with_buttons(chat):
+    messages = chat.messages("I need a network recommendation for our cluster")
+    asked = [m for m in messages if m.get("buttons")]
+    assert len(asked) == 1 and "What will the cluster run" in asked[0]["text"]
+    assert [b["title"] for b in asked[0]["buttons"]] == ["Training", "Inference", "Both"]
+
+    reply = chat.say(asked[0]["buttons"][1]["payload"])  # "Inference"
+    assert "How many GPUs" in reply
+    assert chat.slots()["workload"] == "inference"
+
+
+def test_a_typed_choice_counts_and_an_unusable_answer_is_asked_again(chat):
+    chat.say("help me size the network for our GPU cluster")
+    reply = chat.say("both")  # typed, the title of a button
+    assert "How many GPUs" in reply
+    assert chat.slots()["workload"] == "mixed"
+    reply = chat.say("lots")
+    assert "lots" in reply and "I need a number" in reply and "8 nodes of 8 H100" in reply
+    assert chat.slots()["requested_slot"] == "gpu_count"
+
+    reply = chat.say("8 nodes of 8 H100")
+    assert "**Recommendation:" in reply
+    slots = chat.slots()
+    assert slots["node_count"] == 8 and slots["gpus_per_node"] == 8
+
+
+def test_what_if_recomputes_and_says_what_changed(chat):
+    chat.say("We will pretrain a 70B model on 128 H100s, what network do we need?")
+    first = chat.slots()["recommendation_id"]
+
+    reply = chat.say("what about 256 GPUs?")
+    assert "What changed" in reply
+    assert "128 -> 256" in reply
+    slots = chat.slots()
+    assert slots["gpu_count"] == 256
+    assert slots["workload"] == "training" and slots["model_params_b"] == 70
+    assert slots["recommendation_id"] not in (None, first)
+
+
+def test_why_lists_the_fired_rules_with_sources(chat):
+    chat.say("We will pretrain a 70B model on 128 H100s, what network do we need?")
+    reply = chat.say("why?")
+    assert reply.startswith("**Why ")
+    assert "Source:" in reply
+    assert "`" in reply  # rule ids
+
+
+def test_compare_shows_the_candidates_side_by_side(chat):
+    chat.say("We will pretrain a 70B model on 128 H100s, what network do we need?")
+    reply = chat.say("compare the options")
+    assert "Fabrics compared" in reply
+    assert "(recommended)" in reply and "RoCE" in reply
+
+
+def test_a_knowledge_question_is_answered_with_its_source(chat):
+    reply = chat.say("what is PFC?")
+    assert "Priority Flow Control" in reply
+    assert "Source:" in reply
+
+
+def test_a_question_mid_form_is_answered_and_the_form_goes_on(chat):
+    chat.say("recommend a fabric for my cluster")
+    reply = chat.say("what is PFC?")
+    assert "Priority Flow Control" in reply
+    assert "What will the cluster run" in reply
+    assert chat.tracker()["active_loop"].get("name") == "sizing_form"
+
+
+def test_fallback_offers_examples_of_what_it_can_do(chat):
+    reply = chat.say("qwzx blorp frumble")
+    assert "didn't understand" in reply
+    assert "talk to an engineer" in reply and "what is PFC?" in reply
+
+
+def test_out_of_scope_is_declined_politely(chat):
+    reply = chat.say("what's the weather like tomorrow?")
+    assert "outside what I can help with" in reply
+
+
+def test_talk_to_an_engineer_ends_with_a_handoff(chat):
+    chat.say("We will pretrain a 70B model on 128 H100s, what network do we need?")
+    assert "network engineer" in chat.say("I want to talk to an engineer")
+    reply = chat.say("yes please")
+    assert "handing this conversation to a network engineer" in reply
+    assert chat.slots()["recommendation_id"] in reply
+
+
+def test_restart_forgets_the_conversation(chat):
+    chat.say("We train a 70B model.")
+    assert "Starting over" in chat.say("start over")
+    assert chat.slots()["workload"] is None
+
+
+def test_no_traceback_reaches_the_chat_for_an_impossible_profile(chat):
+    reply = chat.say("we train on 100 GPUs in 16 nodes")
+    assert "Traceback" not in reply
+    assert "don't add up" in reply
+
+
+def test_a_restart_of_rasa_loses_no_conversation(stack):
+    chat = Chat(stack)
+    chat.say("We train a 70B model.")
+    stack.restart_rasa()
+    assert chat.slots()["workload"] == "training"
+    reply = chat.say("on 128 H100s")
+    assert "**Recommendation:" in reply
+    slots = chat.slots()
+    assert slots["model_params_b"] == 70 and slots["gpu_count"] == 128
+
+
+def test_the_web_widget_gets_the_recommendation_over_socketio(stack):
+    """The socket.io channel (the web widget's): markdown text plus the recommendation as
+    JSON in one bot_uttered payload. Driven from our env (DESIGN.md, known traps)."""
+    import asyncio
+
+    import socketio
+
+    async def converse() -> list[dict]:
+        received: list[dict] = []
+        client = socketio.AsyncClient()
+        client.on("bot_uttered", lambda data: received.append(data))
+        await client.connect(stack.rasa.url, socketio_path="/socket.io", transports=["websocket"])
+        try:
+            session = uuid.uuid4().hex
+            await client.emit("session_request", {"session_id": session})
+            await client.emit("user_uttered", {"session_id": session, "message": "We will pretrain a 70B model on 128 H100s, what network do we need?"})
+            for _ in range(150):
+                if any("recommendation" in m for m in received):
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            await client.disconnect()
+        return received
+
+    received = asyncio.run(converse())
+    payloads = [m for m in received if "recommendation" in m]
+    assert payloads, received
+    rec = payloads[0]["recommendation"]
+    assert rec["id"].startswith("r_") and rec["profile"]["gpu_count"] == 128
+    assert payloads[0]["diagram_url"].endswith(f"/v1/recommendations/{rec['id']}/diagram.svg")
+    assert any("**Recommendation:" in (m.get("text") or "") for m in received)
