@@ -8,6 +8,7 @@ ports and host from advisor.settings.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from advisor.processes import REPO, VENV_BIN, ServerFailed, stop, wait_for
 from advisor.settings import settings
 from bot import launch
 
-VAR = REPO / "var"
+VAR = settings.var_dir.resolve()
 
 
 @dataclass
@@ -68,9 +69,7 @@ def services() -> list[Service]:
 
 
 def start(service: Service) -> subprocess.Popen:
-    import os
-
-    VAR.mkdir(exist_ok=True)
+    VAR.mkdir(parents=True, exist_ok=True)
     log = open(VAR / f"{service.name.replace(' ', '-')}.log", "ab")
     return subprocess.Popen(
         service.command,

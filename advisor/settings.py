@@ -24,6 +24,7 @@ class Settings:
     api_port: int = field(default_factory=lambda: int(_env("FABRIC_ADVISOR_API_PORT", "8000")))
     rasa_port: int = field(default_factory=lambda: int(_env("FABRIC_ADVISOR_RASA_PORT", "5005")))
     actions_port: int = field(default_factory=lambda: int(_env("FABRIC_ADVISOR_ACTIONS_PORT", "5055")))
+    var_dir: Path = field(default_factory=lambda: Path(_env("FABRIC_ADVISOR_VAR", str(REPO / "var"))))
     db_path: Path = field(default_factory=lambda: Path(_env("FABRIC_ADVISOR_DB", str(REPO / "var" / "advisor.db"))))
     api_key: str | None = field(default_factory=lambda: os.environ.get("FABRIC_ADVISOR_API_KEY") or None)
     public_url_override: str | None = field(default_factory=lambda: os.environ.get("FABRIC_ADVISOR_PUBLIC_URL") or None)

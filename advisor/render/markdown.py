@@ -73,7 +73,7 @@ def topology_line(t: Topology) -> str:
     if t.kind == "single_node":
         return name
     extra = f", {t.rails} rails" if t.rails > 1 else ""
-    su = f", {t.scalable_units} scalable units" if t.scalable_units else ""
+    su = f", {t.scalable_units} scalable unit{'s' if t.scalable_units != 1 else ''}" if t.scalable_units else ""
     return f"{name}, {t.tiers} tier{'s' if t.tiers != 1 else ''}{extra}{su}"
 
 
