@@ -23,7 +23,7 @@ from extraction import extract
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
-SIZING_FIELDS = ("workload", "gpu_count", "node_count", "model_params_b", "budget_usd")
+SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd")
 MEMO_SIZE = 2048
 
 
@@ -41,6 +41,16 @@ def _recommend_stored(profile_json: str) -> Recommendation:
     seen before is answered from memory without sizing or storing it again."""
     rec = engine.recommend(WorkloadProfile.model_validate_json(profile_json))
     return store.save(rec)
+
+
+def warm_up() -> None:
+    """Load the extractor, the rules, the catalogue and the knowledge database now, so
+    the first person to ask does not wait a couple of seconds for them."""
+    from extraction.extractor import warm_up as warm_up_extractor
+
+    warm_up_extractor()
+    engine.recommend(WorkloadProfile(workload="training", gpu_count=16))
+    knowledge.search("warm up", limit=1)
 
 
 def get_recommendation(rec_id: str) -> Recommendation | None:
@@ -66,22 +76,21 @@ def _cues() -> dict[str, re.Pattern[str]]:
 def classify(question: str, found: ProfileDraft, given: ProfileDraft | None) -> AskKind:
     """Which kind of reply a question wants.
 
-    Details of a workload (what runs, how many GPUs, model size, budget) make it a
-    sizing request; a question that asks what or how something is, with no such
-    details, is a knowledge question. Naming a GPU alone ("ports for a DGX H100?")
-    is not a sizing request.
+    A size, a model size or a budget makes it a sizing request, and so does a phrase
+    asking for a design. Otherwise a question that asks what, how or whether ("is RoCE
+    good enough for training?") is a knowledge question, even when it names a workload
+    or a GPU. What is left and changes an earlier turn's profile ("and with Ethernet?",
+    "it is for training") continues the sizing.
     """
     cues = _cues()
-    new_details = any(getattr(found, name) is not None for name in SIZING_FIELDS)
-    if new_details:
+    if any(getattr(found, name) is not None for name in SIZE_FIELDS):
+        return AskKind.recommendation
+    if cues["sizing"].search(question):
         return AskKind.recommendation
     if cues["knowledge"].search(question):
         return AskKind.answer
-    if cues["sizing"].search(question):
+    if found.model_dump(exclude_none=True) and (given is not None or found.workload is not None):
         return AskKind.recommendation
-    changes = found.model_dump(exclude_none=True)
-    if given is not None and changes:
-        return AskKind.recommendation  # "and with Ethernet?" after a sizing turn
     return AskKind.answer
 
 

@@ -4,6 +4,9 @@ the error handlers; `app` is the instance `uvicorn api.app:app` serves.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import Depends, FastAPI
 
 from api import errors
@@ -37,10 +40,20 @@ TAGS = [
 UNAUTHORIZED = {401: {"model": Problem, "description": "API key missing or wrong (only when the server sets one)."}}
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Load the extractor, rules and knowledge before the first request, not during it."""
+    from advisor import service
+
+    service.warm_up()
+    yield
+
+
 def create_app(config: ApiConfig | None = None) -> FastAPI:
     """Build the app; config defaults to the process settings (see `api.config`)."""
     config = config or ApiConfig.from_settings()
     app = FastAPI(
+        lifespan=_lifespan,
         title="Fabric Advisor API",
         version=_version(),
         description=DESCRIPTION,

@@ -1,0 +1,25 @@
+"""Rule-based extraction of workload details from a customer's question.
+
+    >>> from extraction import extract
+    >>> result = extract("We will pretrain a 70B model on 128 H100s, budget is tight.")
+    >>> result.profile.gpu_count, result.profile.gpu_model, result.profile.model_params_b
+    (128, 'H100', 70.0)
+
+A blank spaCy English pipeline with EntityRuler and Matcher patterns kept in
+extraction/data/*.yaml; no statistical model, nothing downloaded, built once per process.
+
+What it reads (fields of rules.models.ProfileDraft):
+- workload: training (pretraining, fine-tuning, LoRA, ...), inference (serving, real-time,
+  batch inference, ...), or mixed (both said, or "mixed workload").
+- gpu_count, node_count, gpus_per_node: "1,024 GPUs", "16k H100s", "sixty-four A100s",
+  "8 nodes x 8 GPUs", "12 servers with 4 GPUs each", "2 DGX H200" (GPUs per system from
+  the hardware catalogue). When two of the three are stated the third is derived.
+- gpu_model, model_params_b (billions), budget_usd (US dollars only), cost_sensitive,
+  existing_ethernet, prefer (a fabric the customer asks for).
+Numbers of other things ("400GbE", "8 rails", "64 ports", "16 TB", "2025", "50%") stay out.
+"""
+
+from extraction.extractor import extract
+from extraction.models import Extraction, Span
+
+__all__ = ["Extraction", "Span", "extract"]

@@ -9,3 +9,9 @@ rasa-sdk imports every module here and registers each Action subclass:
 - knowledge.py    action_answer_knowledge
 - conversation.py action_fallback, action_handoff, action_restart
 """
+
+from advisor.service import warm_up
+
+# rasa-sdk imports this package once at start: load the extractor, rules and knowledge
+# now rather than during the first conversation's first turn
+warm_up()

@@ -1,0 +1,49 @@
+"""`extract(text)`: the one entry point; never raises, whatever string it is given."""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+from extraction.matching import read
+from extraction.models import Extraction
+from extraction.pipeline import nlp
+from extraction.resolve import resolve
+from extraction.resources import load
+
+logger = logging.getLogger(__name__)
+
+# Questions are at most 2,000 characters at the API; past this the rest of a text is not read
+# (a pasted e-mail fits; a pasted log file does not need to be read to the end).
+MAX_CHARS = 20_000
+
+
+def extract(text: str) -> Extraction:
+    """The workload details a question states, with the text span of each.
+
+    >>> extract("We will pretrain a 70B model on 128 H100s.").profile.gpu_count
+    128
+    """
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    if not text.strip():
+        return Extraction()
+    try:
+        text = text[:MAX_CHARS]
+        doc = nlp()(text.translate(_replacements()))
+        return resolve(doc, read(doc), text)
+    except Exception:  # a question we cannot read must not break a conversation
+        logger.exception("extraction failed on a %d-character text", len(text))
+        return Extraction()
+
+
+@lru_cache(maxsize=1)
+def _replacements() -> dict[int, str]:
+    """One-for-one character replacements (data/text.yaml): curly quotes, odd spaces, dashes."""
+    table = load("text")["same_length_replacements"]
+    return {ord(old): new for old, new in table.items() if len(old) == 1 and len(new) == 1}
+
+
+def warm_up() -> None:
+    """Build the pipeline and the rule matcher now rather than on the first question."""
+    extract("warm up: 8 DGX H100 for training, budget $1M")

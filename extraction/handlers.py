@@ -1,0 +1,375 @@
+"""One small handler per kind of detail: each turns a rule's match into a `Reading`.
+
+Handlers are registered by name (`@handler("size")`) and rules in data/rules.yaml say
+which one reads them, so adding a detail is a new pattern group and, at most, a new
+handler; nothing branches on rule names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from spacy.tokens import Doc, Token
+
+from extraction.matching import Match, Reading
+from extraction.pipeline import SCALE, VALUE
+from extraction.resources import load
+from extraction.systems import system_shape
+from rules.models import MAX_GPUS
+
+Handler = Callable[[Match], Reading | None]
+HANDLERS: dict[str, Handler] = {}
+
+SIZE_LIMITS: dict[str, tuple[int, int]] = {
+    "gpu_count": (1, MAX_GPUS),
+    "node_count": (1, MAX_GPUS),
+    "gpus_per_node": (1, 72),
+    "racks": (1, 100_000),
+    "nodes_per_rack": (1, 256),
+}
+MAX_PARAMS_B = 1_000_000
+MAX_BUDGET_USD = 1e12
+MIN_BUDGET_USD = 1_000  # "$500" is not a cluster budget
+YES_NO_OPENERS = {
+    "is", "are", "does", "do", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
+}
+REFINERS = {"and", "with", "+", "using", "plus", "(", "/", "-", "on"}
+
+
+def handler(name: str) -> Callable[[Handler], Handler]:
+    """Register a handler under the name rules use in their `handler:` key."""
+
+    def register(function: Handler) -> Handler:
+        HANDLERS[name] = function
+        return function
+
+    return register
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _value(doc: Doc, index: int) -> Any:
+    return doc[index]._.get(VALUE)
+
+
+def _count(value: Any, limits: tuple[int, int]) -> int | None:
+    """A whole number within limits, or None ("2.5 GPUs", "0 GPUs", "5 million GPUs")."""
+    if not isinstance(value, float | int) or not math.isfinite(value):
+        return None
+    if abs(value - round(value)) > 1e-9:
+        return None
+    count = int(round(value))
+    low, high = limits
+    return count if low <= count <= high else None
+
+
+def _claims(namespace: str, indices: list[int] | range) -> frozenset[tuple[str, int]]:
+    return frozenset((namespace, index) for index in indices)
+
+
+SENTENCE_ENDS = {".", "?", "!", ";"}
+
+
+def _words_before(doc: Doc, index: int, window: int) -> list[Token]:
+    """Up to `window` tokens before `index`, in the same sentence."""
+    words: list[Token] = []
+    for position in range(index - 1, max(-1, index - window - 1), -1):
+        if doc[position].text in SENTENCE_ENDS:
+            break
+        words.append(doc[position])
+    return words[::-1]
+
+
+def _sentence(doc: Doc, index: int) -> list[Token]:
+    """The tokens of the sentence around `index` (up to and including its end mark)."""
+    start = index
+    while start > 0 and doc[start - 1].text not in SENTENCE_ENDS:
+        start -= 1
+    end = index
+    while end < len(doc) and doc[end].text not in SENTENCE_ENDS:
+        end += 1
+    return [token for token in doc[start : min(end + 1, len(doc))] if not token.is_space]
+
+
+@lru_cache(maxsize=1)
+def _negation() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    table = load("rules")["negation"]
+    return frozenset(table["negators"]), frozenset(table["bridges"]), frozenset(table["releases"])
+
+
+def _negated(doc: Doc, start: int) -> bool:
+    """A negator right before `start`, or one bridge word away ("not for training")."""
+    negators, bridges, releases = _negation()
+    before = _words_before(doc, start, 2)
+    if before and before[-1].lower_ in negators:
+        return doc[start].lower_ not in releases
+    if len(before) == 2 and before[0].lower_ in negators and before[1].lower_ in bridges:
+        return True
+    return False
+
+
+def _after_any(doc: Doc, start: int, words: list[str], window: int) -> bool:
+    wanted = {word.lower() for word in words}
+    return any(token.lower_ in wanted for token in _words_before(doc, start, window))
+
+
+@lru_cache(maxsize=1)
+def _context_models() -> frozenset[str]:
+    """GPU models that need a number or GPU word next to them ("L4" is also layer 4)."""
+    return frozenset(m["id"] for m in load("entities")["gpu"]["models"] if m.get("needs_context"))
+
+
+def _gpu_of(token: Token) -> str | None:
+    """The GPU model a GPU or SYSTEM token stands for."""
+    if token.ent_type_ == "GPU":
+        return token._.get(VALUE)
+    if token.ent_type_ == "SYSTEM":
+        shape = system_shape(token._.get(VALUE))
+        return shape.gpu_model if shape else None
+    return None
+
+
+def _model_in(match: Match) -> tuple[str, tuple[int, int]] | None:
+    for token in match.doc[match.start : match.end]:
+        model = _gpu_of(token)
+        if model:
+            return model, (token.i, token.i + 1)
+    return None
+
+
+# ----------------------------------------------------------------------------- quantities
+
+
+@handler("size")
+def read_size(match: Match) -> Reading | None:
+    """GPU count, node count and GPUs per node from the roles of a size pattern."""
+    plausible = {k: tuple(v) for k, v in match.rule.get("limits", {}).items()}
+    values: dict[str, Any] = {}
+    sources: dict[str, tuple[int, int]] = {}
+    claimed: list[int] = []
+    for role, contract in SIZE_LIMITS.items():
+        for index in match.role_tokens(role):
+            value = _value(match.doc, index)
+            if role not in plausible and _count(value, contract) is None:
+                # "100 GPUs per node" is out of range, not a total of 100: keep the number from
+                # every other reading and give nothing
+                return Reading(match.rule["name"], "ignore", match.start, match.end, {}, {},
+                               _claims("quantity", match.role_tokens(role)))
+            count = _count(value, plausible.get(role, contract))
+            if count is None:  # implausible for this phrasing: another reading may fit
+                return None
+            values[role] = count
+            sources[role] = (match.start, match.end)
+            claimed.append(index)
+    if not values:
+        return None
+    model = _model_in(match)
+    if model is not None:
+        values["gpu_model"], sources["gpu_model"] = model
+    return Reading(match.rule["name"], "size", match.start, match.end, values, sources,
+                   _claims("quantity", claimed))
+
+
+@handler("systems")
+def read_systems(match: Match) -> Reading | None:
+    """"2 DGX H200": two nodes of the system's GPUs; "2 GB200 NVL72": two racks of 18 trays."""
+    counts = match.role_tokens("systems")
+    systems = match.role_tokens("system")
+    if not counts or not systems:
+        return None
+    units = _count(_value(match.doc, counts[0]), SIZE_LIMITS["node_count"])
+    groups = match.role_tokens("groups")
+    if groups and units is not None:  # "4 SuperPODs of 127 DGX H100"
+        group_count = _count(_value(match.doc, groups[0]), SIZE_LIMITS["node_count"])
+        units = units * group_count if group_count is not None else None
+    shape = system_shape(_value(match.doc, systems[0]))
+    if units is None or shape is None or units * shape.unit_gpus > MAX_GPUS:
+        return None
+    if match.rule.get("rack_scale_only") and shape.nodes_per_unit == 1:
+        return None
+    nodes = units * shape.nodes_per_unit
+    system_span = (systems[0], systems[0] + 1)
+    whole = (match.start, match.end)
+    values = {
+        "node_count": nodes,
+        "gpus_per_node": shape.gpus,
+        "gpu_count": units * shape.unit_gpus,
+        "gpu_model": shape.gpu_model,
+    }
+    sources = {"node_count": whole, "gpus_per_node": system_span, "gpu_count": whole, "gpu_model": system_span}
+    return Reading(match.rule["name"], "systems", match.start, match.end, values, sources,
+                   _claims("quantity", [counts[0], systems[0], *groups]))
+
+
+@handler("groups")
+def read_groups(match: Match) -> Reading | None:
+    """"2 pods of 256 GPUs": a GPU total from groups of GPUs (how many nodes is not said)."""
+    groups = match.role_tokens("groups")
+    sizes = match.role_tokens("group_gpus")
+    if not groups or not sizes:
+        return None
+    count = _count(_value(match.doc, groups[0]), SIZE_LIMITS["node_count"])
+    size = _count(_value(match.doc, sizes[0]), SIZE_LIMITS["gpu_count"])
+    if count is None or size is None or count * size > MAX_GPUS:
+        return None
+    values: dict[str, Any] = {"gpu_count": count * size}
+    sources = {"gpu_count": (match.start, match.end)}
+    model = _model_in(match)
+    if model is not None:
+        values["gpu_model"], sources["gpu_model"] = model
+    return Reading(match.rule["name"], "size", match.start, match.end, values, sources,
+                   _claims("quantity", [groups[0], sizes[0]]))
+
+
+@handler("params")
+def read_params(match: Match) -> Reading | None:
+    """Model size in billions of parameters; needs a size word ("70B", "1.8 trillion")."""
+    index = match.role_tokens("model_params_b")[0]
+    token = match.doc[index]
+    value, scale = token._.get(VALUE), token._.get(SCALE) or 1.0
+    if not isinstance(value, float | int) or scale < float(match.rule.get("min_scale", 1e9)):
+        return None
+    billions = value / 1e9
+    if not 0 < billions <= MAX_PARAMS_B:
+        return None
+    billions = round(billions, 6)
+    return Reading(match.rule["name"], "params", match.start, match.end, {"model_params_b": billions},
+                   {"model_params_b": (match.start, match.end)}, _claims("quantity", [index]))
+
+
+@handler("budget")
+def read_budget(match: Match) -> Reading | None:
+    """Budget in dollars ("$4M", "4 million dollars", "budget of 800k")."""
+    index = match.role_tokens("budget_usd")[0]
+    value = _value(match.doc, index)
+    if not isinstance(value, float | int):
+        return None
+    following = match.doc[index + 1].lower_ if index + 1 < len(match.doc) else ""
+    if following in match.rule.get("not_followed_by", ()):  # "2 million euros" is not in dollars
+        return None
+    if not float(match.rule.get("min_usd", MIN_BUDGET_USD)) <= value <= MAX_BUDGET_USD:
+        return None
+    return Reading(match.rule["name"], "budget", match.start, match.end, {"budget_usd": float(value)},
+                   {"budget_usd": (match.start, match.end)}, _claims("quantity", [index]))
+
+
+@handler("ignore")
+def read_ignored(match: Match) -> Reading | None:
+    """Numbers of things that are not GPUs or servers ("8 rails", "15 trillion tokens")."""
+    return Reading(match.rule["name"], "ignore", match.start, match.end, {}, {},
+                   _claims("quantity", match.role_tokens("ignored")))
+
+
+# ----------------------------------------------------------------------------- phrases
+
+
+@handler("cue")
+def read_cue(match: Match) -> Reading | None:
+    """A word that says what the cluster does ("fine-tuning", "serving"), unless negated."""
+    doc = match.doc
+    if _negated(doc, match.start):
+        return None
+    not_after = match.rule.get("not_after")
+    if not_after and _after_any(doc, match.start, not_after, window=5):
+        return None
+    field = match.rule["field"]
+    return Reading(match.rule["name"], "cue", match.start, match.end, {field: match.rule["value"]},
+                   {field: (match.start, match.end)}, _claims(field, range(match.start, match.end)),
+                   weak=bool(match.rule.get("weak", False)))
+
+
+@handler("block")
+def read_blocker(match: Match) -> Reading | None:
+    """A phrase that looks like a cue and is not one: it claims the words, gives nothing."""
+    field = match.rule["field"]
+    return Reading(match.rule["name"], "block", match.start, match.end, {}, {},
+                   _claims(field, range(match.start, match.end)))
+
+
+@handler("flag")
+def read_flag(match: Match) -> Reading | None:
+    """A yes/no detail stated by a phrase ("budget is tight" -> cost_sensitive True)."""
+    not_after = match.rule.get("not_after")
+    if not_after and _after_any(match.doc, match.start, not_after, window=2):
+        return None
+    field = match.rule["field"]
+    return Reading(match.rule["name"], "flag", match.start, match.end, {field: bool(match.rule["value"])},
+                   {field: (match.start, match.end)}, _claims(field, range(match.start, match.end)))
+
+
+@handler("preference")
+def read_preference(match: Match) -> Reading | None:
+    """The fabric a customer asks for ("we'd like to use RoCE", "IB is a must")."""
+    doc = match.doc
+    index = match.role_tokens("fabric")[0]
+    if _negated(doc, match.start) or _in_yes_no_question(doc, match.start):
+        return None
+    if match.rule.get("not_inverted") and index > 0 and doc[index - 1].lower_ in YES_NO_OPENERS:
+        return None
+    if match.rule.get("clause_end") and match.end < len(doc) and not doc[match.end].is_punct:
+        return None
+    value, source = _refined(doc, index)
+    return Reading(match.rule["name"], "preference", match.start, match.end, {"prefer": value},
+                   {"prefer": source}, _claims("prefer", range(match.start, match.end)))
+
+
+def _in_yes_no_question(doc: Doc, index: int) -> bool:
+    """"Does training require InfiniBand?" and "8 GPUs in one server, do I need InfiniBand?"
+    ask; they do not prefer. The sentence ends in "?" and it, or the clause the cue is in,
+    opens with an auxiliary verb."""
+    words = _sentence(doc, index)
+    if not words or words[-1].text != "?":
+        return False
+    clause_openers = [words[0]] + [words[i + 1] for i, t in enumerate(words[:-1]) if t.text in (",", ":", "-")]
+    return any(opener.i <= index and opener.lower_ in YES_NO_OPENERS for opener in clause_openers)
+
+
+def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:
+    """"Ethernet with RoCE" is RoCE, "InfiniBand (NDR)" is NDR: the more specific fabric."""
+    value = doc[index]._.get(VALUE)
+    source = (index, index + 1)
+    for step in (1, 2, 3):
+        position = index + step
+        if position >= len(doc):
+            break
+        token = doc[position]
+        if token.ent_type_ in ("FABRIC_ETH", "FABRIC_IB"):
+            candidate = token._.get(VALUE)
+            if (value == "ethernet" and candidate == "rocev2") or (
+                value == "infiniband" and str(candidate).startswith("infiniband_")
+            ):
+                return candidate, (index, position + 1)
+            break
+        if token.lower_ not in REFINERS:
+            break
+    return value, source
+
+
+@handler("model_mention")
+def read_model(match: Match) -> Reading | None:
+    """A GPU model named anywhere ("H100", "DGX B200" -> B200)."""
+    doc = match.doc
+    index = (match.role_tokens("gpu") or match.role_tokens("system"))[0]
+    token = doc[index]
+    model = _gpu_of(token)
+    if not model:
+        return None
+    if token.ent_type_ == "GPU" and model in _context_models() and not _has_gpu_context(doc, index):
+        return None
+    return Reading(match.rule["name"], "model_mention", match.start, match.end, {"gpu_model": model},
+                   {"gpu_model": (index, index + 1)}, _claims("model", [index]))
+
+
+def _has_gpu_context(doc: Doc, index: int) -> bool:
+    gpu_words = {"gpu", "gpus", "card", "cards", "accelerator", "accelerators", "nvidia", "x", "×"}
+    neighbours = [doc[i] for i in (index - 1, index + 1) if 0 <= i < len(doc)]
+    text = doc[index].lower_
+    return (
+        any(t.ent_type_ == "NUM" or t.lower_ in gpu_words for t in neighbours)
+        or text.endswith("s")
+        or " " in text  # with a vendor or variant: "NVIDIA L4", "L4 PCIe"
+    )

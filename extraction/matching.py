@@ -1,0 +1,199 @@
+"""Matching the field rules of data/rules.yaml against a document.
+
+Every pattern is added to one spaCy Matcher under its own key, so that the alignment
+the Matcher returns tells which token played which role ("NUM@gpu_count"). Each match
+goes to its rule's handler (extraction/handlers.py), which returns a `Reading`: the
+values it gives and the tokens it claims. Where readings claim the same token, the
+longest match wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from spacy.matcher import Matcher
+from spacy.tokens import Doc
+
+from extraction.pipeline import nlp
+from extraction.resources import Pattern, compile_pattern, load
+
+
+@dataclass(frozen=True)
+class Match:
+    """One match of one pattern: the tokens each role was bound to."""
+
+    doc: Doc
+    start: int
+    end: int
+    rule: dict[str, Any]
+    roles: dict[str, list[int]]
+
+    def role_tokens(self, role: str) -> list[int]:
+        return self.roles.get(role, [])
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a handler read from a match.
+
+    `values` maps ProfileDraft fields to values; `sources` maps each field to the token
+    range that gave it; `claims` are the (namespace, token) pairs no other reading may
+    use; `kind` is the handler's name; `weak` marks values that count only when nothing
+    stronger is said.
+    """
+
+    rule: str
+    kind: str
+    start: int
+    end: int
+    values: dict[str, Any]
+    sources: dict[str, tuple[int, int]]
+    claims: frozenset[tuple[str, int]] = field(default_factory=frozenset)
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Words or entity labels of which a document must contain one (one required token)."""
+
+    words: frozenset[str] = frozenset()
+    labels: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    rule: dict[str, Any]
+    matcher: Matcher
+    patterns: dict[str, Pattern]  # matcher key -> pattern
+    needs: tuple[frozenset[int], ...]  # per pattern: the gates (ids) that must all open
+    has_roles: bool  # False for cue and flag rules, which need only the span
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[CompiledRule, ...]
+    gates_by_word: dict[str, frozenset[int]]
+    gates_by_label: dict[str, frozenset[int]]
+
+    def open_gates(self, doc: Doc) -> set[int]:
+        """The gates a document opens: those with one of its words or entity labels."""
+        opened: set[int] = set()
+        for token in doc:
+            opened.update(self.gates_by_word.get(token.lower_, ()))
+            if token.ent_type:
+                opened.update(self.gates_by_label.get(token.ent_type_, ()))
+        return opened
+
+
+@lru_cache(maxsize=1)
+def rule_set() -> RuleSet:
+    """One Matcher per rule of data/rules.yaml, and what each pattern needs (built once).
+
+    spaCy's Matcher tries every pattern at every token, so a rule runs only when one of its
+    patterns can match: every telling token the pattern requires ("cost" and "performance"
+    for "performance matters more than cost") occurs in the question.
+    """
+    data = load("rules")
+    gates: dict[Gate, int] = {}
+    compiled: list[CompiledRule] = []
+    for rule in data["rules"]:
+        matcher = Matcher(nlp().vocab, validate=True)
+        patterns: dict[str, Pattern] = {}
+        needs: list[tuple[int, ...]] = []
+        for index, raw in enumerate(rule["patterns"]):
+            pattern = compile_pattern(raw, data["macros"])
+            key = f"{rule['name']}#{index}"
+            matcher.add(key, [pattern.tokens])
+            patterns[key] = pattern
+            needs.append(frozenset(gates.setdefault(gate, len(gates)) for gate in _required(pattern)))
+        has_roles = any(pattern.roles for pattern in patterns.values())
+        compiled.append(CompiledRule(rule, matcher, patterns, tuple(needs), has_roles))
+    by_word: dict[str, set[int]] = {}
+    by_label: dict[str, set[int]] = {}
+    for gate, number in gates.items():
+        for word in gate.words:
+            by_word.setdefault(word, set()).add(number)
+        for label in gate.labels:
+            by_label.setdefault(label, set()).add(number)
+    return RuleSet(
+        tuple(compiled),
+        {word: frozenset(ids) for word, ids in by_word.items()},
+        {label: frozenset(ids) for label, ids in by_label.items()},
+    )
+
+
+# Words too common to tell whether a pattern can match.
+_COMMON = frozenset({"a", "an", "the", "of", "is", "are", "to", "in", "on", "for", "and", "with", "we", "i",
+                     "our", "be", "'s", "it", "this", "that", "-", ",", ":", "/", "per", "each", "will",
+                     "have", "has", "would", "'d", "do", "does", "not", "n't", "no", "as", "at", "by", "or"})
+
+
+def _required(pattern: Pattern) -> list[Gate]:
+    """The telling tokens a pattern cannot match without (word lists free of common words, labels)."""
+    required = []
+    for spec in pattern.tokens:
+        if spec.get("OP") not in (None, "+", "!"):
+            continue
+        gate = _spec_gate(spec)
+        if gate is not None and not gate.words & _COMMON:
+            required.append(gate)
+    return required
+
+
+def _spec_gate(spec: dict[str, Any]) -> Gate | None:
+    lower = spec.get("LOWER")
+    if isinstance(lower, str):
+        return Gate(words=frozenset({lower}))
+    if isinstance(lower, dict) and "IN" in lower:
+        return Gate(words=frozenset(lower["IN"]))
+    ent = spec.get("ENT_TYPE")
+    if isinstance(ent, str) and ent:
+        return Gate(labels=frozenset({ent}))
+    if isinstance(ent, dict) and "IN" in ent:
+        return Gate(labels=frozenset(ent["IN"]))
+    return None
+
+
+def read(doc: Doc) -> list[Reading]:
+    """Every reading of the document that survives the longest-match-wins rule."""
+    from extraction.handlers import HANDLERS  # handlers import this module's types
+
+    rules = rule_set()
+    opened = rules.open_gates(doc)
+    readings: list[Reading] = []
+    order: dict[str, int] = {}
+    for position, compiled in enumerate(rules.rules):
+        order[compiled.rule["name"]] = position
+        if not any(need <= opened for need in compiled.needs):
+            continue
+        handle = HANDLERS[compiled.rule["handler"]]
+        if not compiled.has_roles:  # cue and flag rules: the span is all they need
+            matches = ((key_id, start, end, ()) for key_id, start, end in compiled.matcher(doc))
+        else:
+            matches = compiled.matcher(doc, with_alignments=True)
+        for key_id, start, end, alignment in matches:
+            pattern = compiled.patterns[doc.vocab.strings[key_id]]
+            roles: dict[str, list[int]] = {}
+            for offset, pattern_index in enumerate(alignment):
+                role = pattern.roles.get(pattern_index)
+                if role is not None:
+                    roles.setdefault(role, []).append(start + offset)
+            reading = handle(Match(doc, start, end, compiled.rule, roles))
+            if reading is not None:
+                readings.append(reading)
+    return select(readings, order)
+
+
+def select(readings: list[Reading], order: dict[str, int]) -> list[Reading]:
+    """Drop readings that claim a token a longer (then earlier) reading already has."""
+    ranked = sorted(readings, key=lambda r: (-(r.end - r.start), r.start, order.get(r.rule, 0)))
+    taken: set[tuple[str, int]] = set()
+    kept: list[Reading] = []
+    for reading in ranked:
+        if reading.claims & taken:
+            continue
+        taken |= reading.claims
+        kept.append(reading)
+    return sorted(kept, key=lambda r: (r.start, r.end))

@@ -1,0 +1,35 @@
+"""What the extractor returns: the profile it read and where in the text each value came from."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rules.models import ProfileDraft
+
+
+class Span(BaseModel):
+    """A piece of the question that produced a field's value (character offsets into the text).
+
+    A value read from two places ("16 nodes ... 8 GPUs per node" gives gpu_count 128) has one
+    span for each place.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str = Field(description="ProfileDraft field the text gave.", examples=["gpu_count"])
+    text: str = Field(description="The text itself, `question[start:end]`.", examples=["128 H100s"])
+    start: int = Field(ge=0, description="Offset of the first character.", examples=[26])
+    end: int = Field(ge=0, description="Offset just past the last character.", examples=[35])
+
+
+class Extraction(BaseModel):
+    """The workload details found in one question, with their spans."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    profile: ProfileDraft = Field(default_factory=ProfileDraft, description="What the question states.")
+    spans: list[Span] = Field(default_factory=list, description="Where each value came from, in text order.")
+
+    def spans_for(self, field: str) -> list[Span]:
+        """The spans that produced `field` (empty when the field was not found)."""
+        return [span for span in self.spans if span.field == field]

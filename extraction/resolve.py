@@ -1,0 +1,163 @@
+"""From readings to a ProfileDraft: one resolver per field, then the size fields completed.
+
+Which reading wins when several give a field is data (the `fields:` table at the end of
+data/rules.yaml): the largest GPU count (a cluster that "starts at 64 GPUs and grows to
+512" is sized for 512), the first stated preference, and so on.
+
+Size: when two of gpu_count, node_count and gpus_per_node are known, the third is
+derived if it divides evenly ("256 GPUs across 32 nodes" -> 8 per node).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from spacy.tokens import Doc
+
+from extraction.matching import Reading
+from extraction.models import Extraction, Span
+from extraction.resources import load
+from rules.models import MAX_GPUS, ProfileDraft
+
+
+@dataclass(frozen=True)
+class Candidate:
+    value: Any
+    source: tuple[int, int]
+    reading: Reading
+
+
+@dataclass(frozen=True)
+class Decision:
+    value: Any
+    sources: list[tuple[int, int]]
+    readings: tuple[Reading, ...] = ()
+
+
+Resolver = Callable[[list[Candidate], dict[str, "Decision"]], Decision | None]
+RESOLVERS: dict[str, Resolver] = {}
+
+
+def resolver(name: str) -> Callable[[Resolver], Resolver]:
+    def register(function: Resolver) -> Resolver:
+        RESOLVERS[name] = function
+        return function
+
+    return register
+
+
+@resolver("first")
+def first(candidates: list[Candidate], decided: dict[str, Decision] | None = None) -> Decision | None:
+    """The value stated first."""
+    best = min(candidates, key=lambda c: c.source)
+    return Decision(best.value, [best.source], (best.reading,))
+
+
+@resolver("largest")
+def largest(candidates: list[Candidate], decided: dict[str, Decision] | None = None) -> Decision | None:
+    """The largest value (the first place it was stated)."""
+    top = max(c.value for c in candidates)
+    best = min((c for c in candidates if c.value == top), key=lambda c: c.source)
+    return Decision(best.value, [best.source], (best.reading,))
+
+
+@resolver("counted_first")
+def counted_first(candidates: list[Candidate], decided: dict[str, Decision] | None = None) -> Decision | None:
+    """The model of the GPUs that were counted: the winning count's ("move from 128 MI250X
+    to 256 MI300X" -> MI300X), else any counted ("64 A100s"), else the first one named."""
+    decided = decided or {}
+    winners = {id(r) for name in ("gpu_count", "node_count") if name in decided for r in decided[name].readings}
+    for group in (
+        [c for c in candidates if id(c.reading) in winners],
+        [c for c in candidates if c.reading.kind in ("size", "systems")],
+        candidates,
+    ):
+        if group:
+            return first(group)
+    return None
+
+
+@resolver("workload")
+def workload(candidates: list[Candidate], decided: dict[str, Decision] | None = None) -> Decision | None:
+    """Training and inference together (or "mixed") make mixed; weak cues count only alone."""
+    strong = [c for c in candidates if not c.reading.weak]
+    chosen = strong or candidates
+    kinds = {c.value for c in chosen}
+    if "mixed" in kinds or {"training", "inference"} <= kinds:
+        value = "mixed"
+    else:
+        value = min(chosen, key=lambda c: c.source).value
+    used = chosen if value == "mixed" else [c for c in chosen if c.value == value]
+    return Decision(value, sorted({c.source for c in used}), tuple(c.reading for c in used))
+
+
+def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extraction:
+    """The profile and spans the readings of one document add up to.
+
+    `text` is the question as given (the document may have normalised look-alike
+    characters); span texts are cut from it.
+    """
+    original = doc.text if text is None or len(text) != len(doc.text) else text
+    policies: dict[str, str] = load("rules")["fields"]
+    decisions: dict[str, Decision] = {}
+    for field, policy in policies.items():
+        candidates = [
+            Candidate(r.values[field], r.sources.get(field, (r.start, r.end)), r)
+            for r in readings
+            if field in r.values
+        ]
+        if candidates:
+            decision = RESOLVERS[policy](candidates, decisions)
+            if decision is not None:
+                decisions[field] = decision
+    _complete_size(decisions)
+    for name in load("rules").get("internal", []):
+        decisions.pop(name, None)
+    profile, kept = _profile(decisions)
+    spans = []
+    for field in kept:
+        for start, end in decisions[field].sources:
+            first, last = doc[start].idx, doc[start:end].end_char
+            spans.append(Span(field=field, text=original[first:last], start=first, end=last))
+    spans.sort(key=lambda span: (span.start, span.end, span.field))
+    return Extraction(profile=profile, spans=spans)
+
+
+def _complete_size(decisions: dict[str, Decision]) -> None:
+    """Derive the third of gpu_count / node_count / gpus_per_node from the other two
+    (node_count first from racks x servers per rack when it is not stated)."""
+    racks, per_rack = decisions.get("racks"), decisions.get("nodes_per_rack")
+    if "node_count" not in decisions and racks is not None and per_rack is not None:
+        decisions["node_count"] = Decision(racks.value * per_rack.value, _merge(racks.sources, per_rack.sources))
+    gpus, nodes, per_node = (decisions.get(f) for f in ("gpu_count", "node_count", "gpus_per_node"))
+    if gpus is None and nodes is not None and per_node is not None:
+        total = nodes.value * per_node.value
+        if total <= MAX_GPUS:
+            decisions["gpu_count"] = Decision(total, _merge(nodes.sources, per_node.sources))
+    elif nodes is None and gpus is not None and per_node is not None:
+        if gpus.value % per_node.value == 0:
+            decisions["node_count"] = Decision(gpus.value // per_node.value, _merge(gpus.sources, per_node.sources))
+    elif per_node is None and gpus is not None and nodes is not None:
+        if gpus.value % nodes.value == 0 and 1 <= gpus.value // nodes.value <= 72:
+            decisions["gpus_per_node"] = Decision(gpus.value // nodes.value, _merge(gpus.sources, nodes.sources))
+
+
+def _merge(*groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return sorted({source for group in groups for source in group})
+
+
+def _profile(decisions: dict[str, Decision]) -> tuple[ProfileDraft, list[str]]:
+    """A valid ProfileDraft: a value the contract rejects is dropped, never raised."""
+    values = {field: decision.value for field, decision in decisions.items()}
+    while True:
+        try:
+            return ProfileDraft.model_validate(values), list(values)
+        except ValidationError as error:
+            bad = {str(item["loc"][0]) for item in error.errors() if item.get("loc")}
+            if not bad & values.keys():
+                return ProfileDraft(), []
+            for field in bad:
+                values.pop(field, None)

@@ -1,0 +1,91 @@
+"""Tokenisation: spaCy's English tokenizer, plus splitting numbers from the units glued to them.
+
+People write "16k", "$4M", "70B", "400GbE", "8xH100", "4GPUs" and "2k+" as one word. The
+patterns read numbers and units as separate tokens, so a token that starts with digits
+is split after them ("8xH100" -> "8", "x", "H100"). Ordinals ("2nd") stay whole, and
+so do names that start with a letter ("H100s", "L40S", "MI300X").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.util import compile_infix_regex
+
+# "Llama-70B", "ConnectX-7", "GPT-3": a hyphen between a letter and a digit splits too,
+# as spaCy already does between two digits and before a letter.
+EXTRA_INFIXES = [r"(?<=[A-Za-z])-(?=[0-9])"]
+
+_NUMBER_HEAD = re.compile(r"^(?P<pre>[~≈<>]?[$€£]?)(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<rest>.*)$", re.DOTALL)
+# "GbE.", "RoCE.", "L40S.": a word with a digit or an inner capital, then a full stop
+_TECH_WITH_STOP = re.compile(r"^(?=[^.]*(?:\d|.[A-Z]))[^.]{2,}\.$")
+_ORDINAL = re.compile(r"^(?:st|nd|rd|th)$", re.IGNORECASE)
+_PIECES = re.compile(r"[^\W\d_]+|\d+(?:\.\d+)?|\S", re.UNICODE)
+
+
+def split_word(text: str) -> list[str]:
+    """The pieces a word is read as: `"8xH100"` -> `["8", "x", "H100"]`, `"2k+"` -> `["2", "k", "+"]`."""
+    if _TECH_WITH_STOP.match(text):
+        # spaCy keeps the full stop on "L40S.", "70B." and "GbE." as if they were abbreviations
+        return [*split_word(text[:-1]), "."]
+    match = _NUMBER_HEAD.match(text)
+    if match is None:
+        return [text]
+    pre, number, rest = match["pre"], match["num"], match["rest"]
+    if not pre and (not rest or _ORDINAL.match(rest)):
+        return [text]
+    pieces = list(pre)
+    pieces.append(number)
+    if rest[:1] in ("x", "×") and len(rest) > 1 and rest[1].isalnum():
+        pieces.append(rest[0])
+        tail = rest[1:]
+        pieces.extend(split_word(tail) if tail[0].isdigit() else _trailing(tail))
+    elif rest:
+        pieces.extend(_PIECES.findall(rest))
+    return pieces if "".join(pieces) == text else [text]
+
+
+def _trailing(text: str) -> list[str]:
+    """A name after "x" ("H100s.") keeps its letters and digits; punctuation after it splits off."""
+    match = re.match(r"^([\w.\-]*\w)(.*)$", text, re.DOTALL)
+    if match is None or not match.group(2):
+        return [text]
+    return [match.group(1), *_PIECES.findall(match.group(2))]
+
+
+class NumberSplittingTokenizer:
+    """spaCy's tokenizer, then `split_word` on words that start with digits."""
+
+    def __init__(self, base) -> None:
+        self.base = base
+        self.vocab = base.vocab
+
+    def __call__(self, text: str) -> Doc:
+        doc = self.base(text)
+        if not any(token.text[:1].isdigit() or token.text[:1] in "~≈<>" or token.text.endswith(".") for token in doc):
+            return doc
+        words: list[str] = []
+        spaces: list[bool] = []
+        changed = False
+        for token in doc:
+            pieces = split_word(token.text) if not token.is_space else [token.text]
+            changed = changed or len(pieces) > 1
+            words.extend(pieces)
+            spaces.extend([False] * (len(pieces) - 1) + [bool(token.whitespace_)])
+        if not changed:
+            return doc
+        return Doc(self.vocab, words=words, spaces=spaces)
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
+        for text in texts:
+            yield self(text)
+
+
+def customise_tokenizer(nlp: Language) -> None:
+    """Install the extra infix rules and the number-splitting step on `nlp`."""
+    infixes = list(nlp.Defaults.infixes) + EXTRA_INFIXES
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    nlp.tokenizer = NumberSplittingTokenizer(nlp.tokenizer)

@@ -1,0 +1,268 @@
+"""Each detail the extractor reads, in the ways customers write it."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction import extract
+
+
+def profile(text: str) -> dict:
+    return extract(text).profile.model_dump(exclude_none=True, mode="json")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We will pretrain a 70B model", "training"),
+        ("LoRA fine-tuning of Llama", "training"),
+        ("distributed training across nodes", "training"),
+        ("continued pre-training on our data", "training"),
+        ("real-time inference for a chatbot", "inference"),
+        ("batch inference overnight", "inference"),
+        ("serving Llama 3 with vLLM", "inference"),
+        ("deploying Llama 3.1 8B for customer support chat", "inference"),
+        ("we expect 200 requests per second", "inference"),
+        ("we train by day and serve at night", "mixed"),
+        ("mixed workload on one cluster", "mixed"),
+        ("both training and inference", "mixed"),
+        ("we only do inference, no training", "inference"),
+        ("not for training - strictly serving", "inference"),
+        ("we serve a fine-tuned 8B model", "inference"),  # a trained model is served, not trained
+        ("mixed-precision training", "training"),
+    ],
+)
+def test_workload_is_read_from_its_cue_words(text, expected):
+    assert profile(text).get("workload") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["How many spine switches serve 32 nodes?", "What is the time to train on RoCE?", "What is PFC?"],
+)
+def test_words_that_only_look_like_workload_cues_give_no_workload(text):
+    assert "workload" not in profile(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "gpus"),
+    [
+        ("a cluster of 1,024 GPUs", 1024),
+        ("16k GPUs for a frontier model", 16_000),
+        ("1k B200s", 1000),
+        ("1.5k H100 GPUs", 1500),
+        ("sixty-four A100s", 64),
+        ("three thousand GPUs", 3000),
+        ("two hundred and fifty-six GPUs", 256),
+        ("a dozen GPUs", 12),
+        ("~512 GPUs", 512),
+        ("2,000+ GPUs", 2000),
+        ("128x H100", 128),
+        ("a 1,024-GPU cluster", 1024),
+        ("GPU count: 512", 512),
+        ("between 128 and 256 GPUs", 256),  # sized for the larger
+    ],
+)
+def test_gpu_count_from_digits_suffixes_and_words(text, gpus):
+    assert profile(text)["gpu_count"] == gpus
+
+
+@pytest.mark.parametrize(
+    ("text", "nodes", "per_node", "gpus"),
+    [
+        ("8 nodes x 8 GPUs", 8, 8, 64),
+        ("12 servers with 4 GPUs each", 12, 4, 48),
+        ("16 nodes of 8 GPUs", 16, 8, 128),
+        ("256 GPUs across 32 nodes", 32, 8, 256),
+        ("32 hosts, 8 GPUs/host", 32, 8, 256),
+        ("40 8-GPU servers", 40, 8, 320),
+        ("16 x 8 H100", 16, 8, 128),
+        ("each server has 8 GPUs and we have 20 of those servers", 20, 8, 160),
+        ("16 nodes with 128 GPUs total", 16, 8, 128),  # 128 is too many for one server
+        ("256 GPUs, 8 per node", 32, 8, 256),
+        ("10 racks, 4 servers per rack, 8 GPUs per server", 40, 8, 320),
+    ],
+)
+def test_node_and_per_node_counts_multiply_into_gpu_count(text, nodes, per_node, gpus):
+    found = profile(text)
+    assert (found.get("node_count"), found.get("gpus_per_node"), found.get("gpu_count")) == (nodes, per_node, gpus)
+
+
+def test_nodes_alone_give_node_count_only():
+    assert profile("32 servers") == {"node_count": 32}
+
+
+@pytest.mark.parametrize(
+    ("text", "nodes", "per_node", "gpus", "model"),
+    [
+        ("2 DGX H200", 2, 8, 16, "H200"),
+        ("16 DGX H100s", 16, 8, 128, "H100"),
+        ("a dozen DGX B200 systems", 12, 8, 96, "B200"),
+        ("DGX H100 x 32", 32, 8, 256, "H100"),
+        ("a 16-node DGX H100 cluster", 16, 8, 128, "H100"),
+        ("4 HGX B200 servers", 4, 8, 32, "B200"),
+        ("two GB200 NVL72 racks", 36, 4, 144, "GB200"),  # a rack is 18 compute trays of 4 GPUs
+    ],
+)
+def test_systems_give_nodes_and_gpus_from_the_catalogue(text, nodes, per_node, gpus, model):
+    found = profile(text)
+    assert (found["node_count"], found["gpus_per_node"], found["gpu_count"], found["gpu_model"]) == (
+        nodes, per_node, gpus, model,
+    )
+
+
+def test_a_system_named_without_a_count_gives_only_its_gpu_model():
+    assert profile("How many ports per server does a DGX H100 need?") == {"gpu_model": "H100"}
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("128 H100s", "H100"),
+        ("40 L40S", "L40S"),  # not the plural of L40
+        ("40 L40 GPUs", "L40"),
+        ("256 AMD Instinct MI300X accelerators", "MI300X"),
+        ("64 NVIDIA H100 SXM5 GPUs", "H100"),
+        ("48 RTX 6000 Ada GPUs", "RTX 6000 Ada"),
+        ("32 GH200 superchips", "GH200"),
+        ("we run 128 MI250X today and will move to 256 MI300X", "MI300X"),  # the model of the count used
+    ],
+)
+def test_gpu_model_is_the_canonical_name(text, model):
+    assert profile(text)["gpu_model"] == model
+
+
+def test_l4_needs_gpu_context_because_it_is_also_layer_4():
+    assert "gpu_model" not in profile("Do we need an L4 load balancer in front?")
+    assert profile("24 L4 GPUs for video")["gpu_model"] == "L4"
+
+
+@pytest.mark.parametrize(
+    ("text", "billions"),
+    [
+        ("a 70B model", 70),
+        ("serving a 405b model", 405),
+        ("7B", 7),
+        ("175 billion parameters", 175),
+        ("a 70-billion-parameter model", 70),
+        ("1.8 trillion parameters", 1800),
+        ("Our model will be 1.8 trillion", 1800),
+        ("a 100M parameter model", 0.1),
+        ("Llama-3.1-70B", 70),
+        ("Mistral 7B and Llama 70B", 70),  # the largest model
+    ],
+)
+def test_model_size_is_in_billions_of_parameters(text, billions):
+    assert profile(text)["model_params_b"] == pytest.approx(billions)
+
+
+@pytest.mark.parametrize(
+    ("text", "dollars"),
+    [
+        ("budget $4M", 4_000_000),
+        ("4 million dollars", 4_000_000),
+        ("$500k", 500_000),
+        ("2.5 million USD", 2_500_000),
+        ("a budget of 800 thousand dollars", 800_000),
+        ("$1.2MM capex", 1_200_000),
+        ("budget is roughly 6 mil", 6_000_000),
+        ("$12,000,000", 12_000_000),
+        ("about half a million dollars", 500_000),
+        ("Our budget for the entire build is 12 million.", 12_000_000),
+    ],
+)
+def test_budget_in_dollars(text, dollars):
+    assert profile(text)["budget_usd"] == pytest.approx(dollars)
+
+
+@pytest.mark.parametrize("text", ["we have around €3M", "We could spend up to 2 million euros.", "budget £500k"])
+def test_amounts_in_other_currencies_are_not_read_as_dollars(text):
+    assert "budget_usd" not in profile(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "sensitive"),
+    [
+        ("budget is tight", True),
+        ("cost matters more than speed", True),
+        ("we're on a shoestring budget", True),
+        ("what's the cheapest option?", True),
+        ("we need to keep costs down", True),
+        ("we're very cost-sensitive", True),
+        ("money is no object", False),
+        ("cost is not a concern", False),
+        ("budget isn't really an issue", False),
+        ("performance matters more than cost", False),
+        ("best performance regardless of cost", False),
+        ("price doesn't matter", False),
+        ("we're leaning Ethernet for cost reasons", True),
+        ("the client wants cheap inference networking", True),
+    ],
+)
+def test_cost_sensitivity_and_its_opposite(text, sensitive):
+    assert profile(text)["cost_sensitive"] is sensitive
+
+
+def test_asking_about_cost_is_not_cost_sensitivity():
+    assert "cost_sensitive" not in profile("Is RoCE cheaper than InfiniBand?")
+
+
+@pytest.mark.parametrize(
+    ("text", "existing"),
+    [
+        ("we already run 400GbE", True),
+        ("our existing network is all Ethernet", True),
+        ("we have Arista spines in production today", True),
+        ("we're currently on 25GbE", True),
+        ("Current network: Arista 7050 100G.", True),
+        ("it's a greenfield site", False),
+        ("we don't have any Ethernet fabric yet", False),
+    ],
+)
+def test_existing_ethernet(text, existing):
+    assert profile(text)["existing_ethernet"] is existing
+
+
+@pytest.mark.parametrize(
+    "text", ["Can we use RoCE for training?", "We are an InfiniBand shop.", "Should we buy 400GbE?"]
+)
+def test_questions_about_ethernet_do_not_claim_it_is_installed(text):
+    assert "existing_ethernet" not in profile(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fabric"),
+    [
+        ("we'd like to use RoCE", "rocev2"),
+        ("we prefer InfiniBand", "infiniband"),
+        ("it must be Ethernet", "ethernet"),
+        ("we're leaning towards NDR", "infiniband_ndr"),
+        ("we want 800G XDR InfiniBand", "infiniband_xdr"),
+        ("our preference is HDR InfiniBand", "infiniband_hdr"),
+        ("IB is a must", "infiniband"),
+        ("RoCE preferred", "rocev2"),
+        ("Ethernet is non-negotiable", "ethernet"),
+        ("we'd rather go with Ethernet and RoCEv2", "rocev2"),  # the more specific fabric
+        ("we would rather use InfiniBand over RoCE", "infiniband"),
+        ("64 GPUs, Ethernet only", "ethernet"),
+        ("fabric: InfiniBand NDR", "infiniband_ndr"),
+        ("We need InfiniBand. 128 nodes.", "infiniband"),
+    ],
+)
+def test_stated_fabric_preference(text, fabric):
+    assert profile(text)["prefer"] == fabric
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We don't want InfiniBand.",
+        "Should we use InfiniBand or RoCE?",
+        "Do I need InfiniBand for my GPU cluster?",
+        "Is InfiniBand required for training?",
+        "What would InfiniBand NDR cost?",
+        "I have 8 GPUs in one server, do I need InfiniBand?",
+    ],
+)
+def test_questions_and_refusals_are_not_preferences(text):
+    assert "prefer" not in profile(text)
