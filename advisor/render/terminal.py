@@ -22,7 +22,7 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
     f, t, perf = rec.fabric, rec.topology, rec.performance
     summary = Table(title=f"Fabric Advisor: {workload_line(rec)}", show_header=False, title_justify="left")
     summary.add_column(style="bold")
-    summary.add_column()
+    summary.add_column(overflow="fold")
     summary.add_row("Fabric", f.name + (f" on {f.switch_model}" if f.switch_model else ""))
     summary.add_row("Topology", topology_line(t))
     summary.add_row("Switches", switches_line(t))
@@ -44,7 +44,7 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
 
     reasons = Table(title="Why (every rule that fired)", title_justify="left")
     reasons.add_column("#", justify="right")
-    reasons.add_column("rule")
+    reasons.add_column("rule", no_wrap=True)  # ids are grepped for: never split them
     reasons.add_column("statement")
     reasons.add_column("source", style="dim")
     for i, r in enumerate(rec.explanation, 1):

@@ -40,6 +40,13 @@ def _workload(workload: str | Workload) -> Workload:
         raise ValueError(f"workload: one of {choices}, got {workload!r}") from None
 
 
+def _basis(given: PortSpec | None, default: PortSpec, guide: str) -> str:
+    """Where a port count comes from: the seed guide's figure, or the server's own."""
+    if given is None or tuple(given) == default:
+        return f"(seed guide: {guide})"
+    return f"(the server's own ports; the seed guide's generic figure is {guide})"
+
+
 def _port(role: PortRole, spec: PortSpec, note: str) -> list[Port]:
     count, gbps = spec
     if count < 0 or gbps < 0:
@@ -109,7 +116,10 @@ def ports_per_server(
     else:
         compute_note = f"Compute fabric: {count} port(s) for {gpus_per_node} GPUs, as the server provides."
     ports += _port(PortRole.compute, (count, compute_gbps), compute_note)
-    storage_note = "Storage/data: datasets and checkpoints, off the compute fabric (seed guide: 2x 100GbE)."
+    storage_note = (
+        "Storage/data: datasets and checkpoints, off the compute fabric "
+        + _basis(storage, TRAINING_STORAGE, "2x 100GbE") + "."
+    )
     if kind is Workload.mixed:
         storage_note += " On a mixed cluster these also carry serving traffic unless inference ports are given."
     ports += _port(PortRole.storage, storage or TRAINING_STORAGE, storage_note)
@@ -118,7 +128,8 @@ def ports_per_server(
     ports += _port(
         PortRole.inband_management,
         inband or TRAINING_INBAND,
-        "In-band management: OS, provisioning, job scheduling, monitoring (seed guide: 2x 10GbE).",
+        "In-band management: OS, provisioning, job scheduling, monitoring "
+        + _basis(inband, TRAINING_INBAND, "2x 10GbE") + ".",
     )
     ports += _port(PortRole.out_of_band, oob or OUT_OF_BAND, oob_note)
     return ports
