@@ -53,4 +53,4 @@ class AskResult(BaseModel):
     )
     recommendation: Recommendation | None = Field(default=None, description="When kind is recommendation.")
     answer: Answer | None = Field(default=None, description="When kind is answer.")
-    reply: str = Field(description="Markdown a person reads.")
+    reply: str = Field(description="Markdown a person reads.", examples=["**InfiniBand NDR**, rail-optimized fat-tree ..."])

@@ -3,8 +3,8 @@ trivial baseline), POST /v1/recommendations and POST /v1/ask, measured in one ru
 against one uvicorn worker, each with its ratio to the baseline (target >= 0.5).
 
 The POST bodies are thousands of distinct profiles and questions, sent in turn, so the
-figures are those of the work itself; one more line repeats a single profile, which
-shows what a cache of recommendations would be worth.
+figures are those of the work itself; one more line per endpoint repeats a single body,
+which shows what the cache of answers is worth to a question asked again.
 
 The load comes from a separate process so it does not share the server's interpreter:
 `wrk` when installed (apt-get install wrk), else a small asyncio load generator started
@@ -92,6 +92,7 @@ SCENARIOS = [
     Scenario("POST /v1/recommendations (distinct profiles)", "POST", "/v1/recommendations", profiles(DISTINCT)),
     Scenario("POST /v1/recommendations (one profile repeated)", "POST", "/v1/recommendations", profiles(1)),
     Scenario("POST /v1/ask (recommendation/answer/clarification mix)", "POST", "/v1/ask", questions(DISTINCT)),
+    Scenario("POST /v1/ask (one question repeated)", "POST", "/v1/ask", questions(1)),
 ]
 
 

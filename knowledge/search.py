@@ -28,11 +28,14 @@ class Entry(BaseModel):
     id: str = Field(description="Stable kebab-case id; grep the sources for it.", examples=["glossary-pfc"])
     subject: str = Field(description="Source file / subject.", examples=["glossary"])
     kind: str = Field(description="Table the entry lives in.", examples=["glossary"])
-    title: str = Field(examples=["PFC (Priority Flow Control)"])
-    text: str
+    title: str = Field(description="What the entry is about.", examples=["PFC (Priority Flow Control)"])
+    text: str = Field(
+        description="The entry's answer or definition.",
+        examples=["Priority Flow Control pauses one traffic class on a link when the receiver's buffer fills, so RDMA frames are not dropped."],
+    )
     source: str = Field(description="Where the fact comes from.", examples=['Seed guide: "Priority Flow Control (PFC)"'])
-    note: str = Field(default="", description="Where the guide and the vendor differ, if they do.")
-    score: float = Field(default=0.0, description="bm25 relevance, higher is better; 0 outside search.")
+    note: str = Field(default="", description="Where the guide and the vendor differ, if they do.", examples=[""])
+    score: float = Field(default=0.0, description="bm25 relevance, higher is better; 0 outside search.", examples=[7.42])
 
 
 class UnknownSubject(KeyError):

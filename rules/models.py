@@ -233,9 +233,15 @@ class Topology(_Model):
     spine_switches: int = Field(ge=0, description="Spine switches.", examples=[16])
     core_switches: int = Field(ge=0, description="Core (third tier) switches.", examples=[0])
     scalable_units: int | None = Field(default=None, description="DGX SuperPOD scalable units, when rail-optimized.", examples=[4])
-    cables: list[CableTier] = Field(default_factory=list, description="Cables per tier.")
+    cables: list[CableTier] = Field(
+        default_factory=list, description="Cables per tier.", examples=[[{"tier": "node-leaf", "count": 128, "gbps": 400}]]
+    )
     bisection_gbps: float = Field(ge=0, description="Bisection bandwidth in Gb/s.", examples=[203200])
-    notes: list[str] = Field(default_factory=list, description="How the counts were reached.")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="How the counts were reached.",
+        examples=[["16 nodes x 8 rails: one leaf per rail, non-blocking."]],
+    )
 
     @property
     def total_switches(self) -> int:
@@ -256,7 +262,10 @@ class Port(_Model):
 class Cost(_Model):
     network_usd_low: int = Field(description="Low end of the network cost (switches, NICs, cables).", examples=[1_600_000])
     network_usd_high: int = Field(description="High end of the network cost.", examples=[3_200_000])
-    basis: str = Field(description="How the range was scaled and from what.")
+    basis: str = Field(
+        description="How the range was scaled and from what.",
+        examples=["Scaled from the guide's 16-node InfiniBand figure ($200K-$400K) by switch, NIC and cable counts."],
+    )
     budget_share_low: float | None = Field(default=None, description="Network cost as a share of budget, low end.", examples=[0.04])
     budget_share_high: float | None = Field(default=None, description="Network cost as a share of budget, high end.", examples=[0.08])
 
@@ -267,33 +276,45 @@ class Performance(_Model):
     relative_training_throughput: float = Field(
         description="Expected training throughput relative to InfiniBand (1.0).", examples=[1.0]
     )
-    assumptions: list[str] = Field(default_factory=list, description="What the estimate assumes.")
+    assumptions: list[str] = Field(
+        default_factory=list,
+        description="What the estimate assumes.",
+        examples=[["Ring all-reduce across nodes at the achievable bus bandwidth of one NIC per GPU."]],
+    )
 
 
 class RoceSetting(_Model):
     setting: str = Field(description="Mechanism to configure.", examples=["PFC"])
     value: str = Field(description="What to set.", examples=["enable on the RDMA priority (3) on every switch and NIC"])
-    why: str = Field(description="Why it is needed.")
-    source: str = Field(description="Where the guidance comes from.")
+    why: str = Field(description="Why it is needed.", examples=["RoCE needs a lossless fabric; PFC stops drops when buffers fill."])
+    source: str = Field(description="Where the guidance comes from.", examples=["Seed guide, 'Lossless Ethernet configuration'"])
 
 
 class Alternative(_Model):
     technology: Technology = Field(description="A fabric that was considered.", examples=["rocev2"])
     name: str = Field(description="Human name.", examples=["RoCEv2 over 400GbE"])
     link_gbps: int = Field(description="Link speed used for the estimate.", examples=[400])
-    network_usd_low: int = Field(description="Low end of its network cost.")
-    network_usd_high: int = Field(description="High end of its network cost.")
-    relative_training_throughput: float = Field(description="Expected training throughput relative to InfiniBand.")
-    allreduce_ms: float | None = Field(default=None, description="One gradient all-reduce on this fabric, ms.")
+    network_usd_low: int = Field(description="Low end of its network cost.", examples=[640_000])
+    network_usd_high: int = Field(description="High end of its network cost.", examples=[1_200_000])
+    relative_training_throughput: float = Field(
+        description="Expected training throughput relative to InfiniBand.", examples=[0.85]
+    )
+    allreduce_ms: float | None = Field(default=None, description="One gradient all-reduce on this fabric, ms.", examples=[365.2])
     latency_us: str = Field(description="Typical latency.", examples=["1-5"])
-    operational_complexity: Literal["low", "medium", "high"] = Field(description="How hard it is to run.")
-    trade_off: str = Field(description="Why it was or was not chosen.")
+    operational_complexity: Literal["low", "medium", "high"] = Field(description="How hard it is to run.", examples=["high"])
+    trade_off: str = Field(
+        description="Why it was or was not chosen.",
+        examples=["Cheaper; 10-20 % slower training; lossless Ethernet needs PFC, ECN and DCQCN tuned."],
+    )
 
 
 class Reason(_Model):
     rule_id: str = Field(description="The rule that fired.", examples=["training-16plus-infiniband"])
-    statement: str = Field(description="What the rule concluded, for this workload.")
-    source: str = Field(description="Where the rule comes from.")
+    statement: str = Field(
+        description="What the rule concluded, for this workload.",
+        examples=["Training on 128 GPUs: InfiniBand HDR or NDR is strongly recommended."],
+    )
+    source: str = Field(description="Where the rule comes from.", examples=["Seed guide, 'Recommendations by workload'"])
 
 
 class Recommendation(_Model):
@@ -307,5 +328,9 @@ class Recommendation(_Model):
     roce_configuration: list[RoceSetting] = Field(default_factory=list, description="Empty unless RoCE.")
     alternatives: list[Alternative] = Field(default_factory=list)
     explanation: list[Reason] = Field(description="Every fired rule, in order.")
-    warnings: list[str] = Field(default_factory=list, description="Things the customer should check.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Things the customer should check.",
+        examples=[["DGX A100 carries ConnectX-6 (HDR, 200 Gb/s): NDR links would run at 200G."]],
+    )
 

@@ -76,6 +76,23 @@ def test_profile_fields_are_documented_with_examples(schema: dict) -> None:
         assert prop.get("description") and prop.get("examples"), (name, field)
 
 
+def _refers_to_a_schema(prop: dict) -> bool:
+    """A field whose value is another documented schema (or a list of them): its own
+    fields carry the examples."""
+    options = prop.get("anyOf") or prop.get("allOf") or [prop]
+    return any("$ref" in option or "$ref" in option.get("items", {}) for option in options)
+
+
+def test_every_schema_field_has_an_example_or_is_a_documented_schema(schema: dict) -> None:
+    undocumented = [
+        f"{name}.{field}"
+        for name, component in schema["components"]["schemas"].items()
+        for field, prop in component.get("properties", {}).items()
+        if not (prop.get("examples") or prop.get("example") or _refers_to_a_schema(prop))
+    ]
+    assert undocumented == []
+
+
 def test_diagram_errors_are_documented_as_json(schema: dict) -> None:
     responses = schema["paths"]["/v1/recommendations/{rec_id}/diagram.svg"]["get"]["responses"]
     assert list(responses["200"]["content"]) == ["image/svg+xml"]
