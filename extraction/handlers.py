@@ -36,6 +36,7 @@ MIN_BUDGET_USD = 1_000  # "$500" is not a cluster budget
 YES_NO_OPENERS = {
     "is", "are", "does", "do", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
 }
+WH_OPENERS = {"what", "which", "how", "why", "when", "where", "who", "whats", "what's"}
 REFINERS = {"and", "with", "+", "using", "plus", "(", "/", "-", "on"}
 
 
@@ -112,6 +113,14 @@ def _negated(doc: Doc, start: int) -> bool:
     return False
 
 
+def _followed_by(match: Match, words: list[str] | None, after: int | None = None) -> bool:
+    """The token at `after` (default: right after the match) is one of `words`."""
+    if not words:
+        return False
+    position = match.end if after is None else after
+    return position < len(match.doc) and match.doc[position].lower_ in words
+
+
 def _after_any(doc: Doc, start: int, words: list[str], window: int) -> bool:
     wanted = {word.lower() for word in words}
     return any(token.lower_ in wanted for token in _words_before(doc, start, window))
@@ -146,7 +155,12 @@ def _model_in(match: Match) -> tuple[str, tuple[int, int]] | None:
 
 @handler("size")
 def read_size(match: Match) -> Reading | None:
-    """GPU count, node count and GPUs per node from the roles of a size pattern."""
+    """GPU count, node count and GPUs per node from the roles of a size pattern.
+
+    A pattern may bind one role twice ("32 GPUs now, growing to 256"): the larger is the
+    size to design for."""
+    if _followed_by(match, match.rule.get("not_followed_by")):  # "H100 x 8 nodes" counts nodes
+        return None
     plausible = {k: tuple(v) for k, v in match.rule.get("limits", {}).items()}
     values: dict[str, Any] = {}
     sources: dict[str, tuple[int, int]] = {}
@@ -162,7 +176,7 @@ def read_size(match: Match) -> Reading | None:
             count = _count(value, plausible.get(role, contract))
             if count is None:  # implausible for this phrasing: another reading may fit
                 return None
-            values[role] = count
+            values[role] = max(count, values.get(role, count))
             sources[role] = (match.start, match.end)
             claimed.append(index)
     if not values:
@@ -248,8 +262,9 @@ def read_budget(match: Match) -> Reading | None:
     value = _value(match.doc, index)
     if not isinstance(value, float | int):
         return None
-    following = match.doc[index + 1].lower_ if index + 1 < len(match.doc) else ""
-    if following in match.rule.get("not_followed_by", ()):  # "2 million euros" is not in dollars
+    if _followed_by(match, match.rule.get("not_followed_by"), after=index + 1):  # "2 million euros"
+        return None
+    if index > 0 and match.doc[index - 1].text in match.rule.get("not_preceded_by", ()):  # "£2m to spend"
         return None
     if not float(match.rule.get("min_usd", MIN_BUDGET_USD)) <= value <= MAX_BUDGET_USD:
         return None
@@ -292,9 +307,12 @@ def read_blocker(match: Match) -> Reading | None:
 
 @handler("flag")
 def read_flag(match: Match) -> Reading | None:
-    """A yes/no detail stated by a phrase ("budget is tight" -> cost_sensitive True)."""
+    """A yes/no detail stated by a phrase ("budget is tight" -> cost_sensitive True); one
+    right before a question mark asks rather than states ("Budget tight? Not really.")."""
     not_after = match.rule.get("not_after")
     if not_after and _after_any(match.doc, match.start, not_after, window=2):
+        return None
+    if _followed_by(match, ["?"]):
         return None
     field = match.rule["field"]
     return Reading(match.rule["name"], "flag", match.start, match.end, {field: bool(match.rule["value"])},
@@ -306,7 +324,7 @@ def read_preference(match: Match) -> Reading | None:
     """The fabric a customer asks for ("we'd like to use RoCE", "IB is a must")."""
     doc = match.doc
     index = match.role_tokens("fabric")[0]
-    if _negated(doc, match.start) or _in_yes_no_question(doc, match.start):
+    if _negated(doc, match.start) or _in_question(doc, match.start, match.rule.get("wh_questions_ask", False)):
         return None
     if match.rule.get("not_inverted") and index > 0 and doc[index - 1].lower_ in YES_NO_OPENERS:
         return None
@@ -317,15 +335,17 @@ def read_preference(match: Match) -> Reading | None:
                    {"prefer": source}, _claims("prefer", range(match.start, match.end)))
 
 
-def _in_yes_no_question(doc: Doc, index: int) -> bool:
+def _in_question(doc: Doc, index: int, wh: bool = False) -> bool:
     """"Does training require InfiniBand?" and "8 GPUs in one server, do I need InfiniBand?"
     ask; they do not prefer. The sentence ends in "?" and it, or the clause the cue is in,
-    opens with an auxiliary verb."""
+    opens with an auxiliary verb (or, for rules that say so, a wh-word: "What MTU should
+    we set for RoCE?"; the what-if rules keep "what about RoCE?")."""
     words = _sentence(doc, index)
     if not words or words[-1].text != "?":
         return False
+    openers = YES_NO_OPENERS | WH_OPENERS if wh else YES_NO_OPENERS
     clause_openers = [words[0]] + [words[i + 1] for i, t in enumerate(words[:-1]) if t.text in (",", ":", "-")]
-    return any(opener.i <= index and opener.lower_ in YES_NO_OPENERS for opener in clause_openers)
+    return any(opener.i <= index and opener.lower_ in openers for opener in clause_openers)
 
 
 def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:
@@ -366,7 +386,13 @@ def read_model(match: Match) -> Reading | None:
 
 def _has_gpu_context(doc: Doc, index: int) -> bool:
     gpu_words = {"gpu", "gpus", "card", "cards", "accelerator", "accelerators", "nvidia", "x", "×"}
-    neighbours = [doc[i] for i in (index - 1, index + 1) if 0 <= i < len(doc)]
+    neighbours = []
+    for step in (-1, 1):  # the next word either side, across one comma or colon ("24 GPUs, L4")
+        position = index + step
+        if 0 <= position < len(doc) and doc[position].text in (",", ":", "(", ")"):
+            position += step
+        if 0 <= position < len(doc):
+            neighbours.append(doc[position])
     text = doc[index].lower_
     return (
         any(t.ent_type_ == "NUM" or t.lower_ in gpu_words for t in neighbours)

@@ -125,7 +125,7 @@ class NumberReader:
                 current += self.teens.get(word, self.tens.get(word, 0))
                 previous = "teen" if word in self.teens else "tens"
             elif word in self.hundred:
-                if previous in ("unit", "teen", "tens") and 0 < current < 100:
+                if previous in ("unit", "teen", "tens", "group") and 0 < current < 100:  # "a couple hundred"
                     current *= 100
                 elif previous is None and article:
                     current = 100
