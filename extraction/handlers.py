@@ -289,7 +289,7 @@ def read_cue(match: Match) -> Reading | None:
     if _negated(doc, match.start):
         return None
     not_after = match.rule.get("not_after")
-    if not_after and _after_any(doc, match.start, not_after, window=5):
+    if not_after and _after_any(doc, match.start, not_after, window=int(match.rule.get("not_after_window", 5))):
         return None
     field = match.rule["field"]
     return Reading(match.rule["name"], "cue", match.start, match.end, {field: match.rule["value"]},
@@ -325,6 +325,9 @@ def read_preference(match: Match) -> Reading | None:
     doc = match.doc
     index = match.role_tokens("fabric")[0]
     if _negated(doc, match.start) or _in_question(doc, match.start, match.rule.get("wh_questions_ask", False)):
+        return None
+    not_after = match.rule.get("not_after")
+    if not_after and _after_any(doc, match.start, not_after, window=2):  # "existing network: 400GbE"
         return None
     if match.rule.get("not_inverted") and index > 0 and doc[index - 1].lower_ in YES_NO_OPENERS:
         return None
@@ -380,8 +383,14 @@ def read_model(match: Match) -> Reading | None:
         return None
     if token.ent_type_ == "GPU" and model in _context_models() and not _has_gpu_context(doc, index):
         return None
-    return Reading(match.rule["name"], "model_mention", match.start, match.end, {"gpu_model": model},
-                   {"gpu_model": (index, index + 1)}, _claims("model", [index]))
+    values: dict[str, Any] = {"gpu_model": model}
+    sources = {"gpu_model": (index, index + 1)}
+    if token.ent_type_ == "SYSTEM":  # the servers' size, should the nodes be counted elsewhere
+        shape = system_shape(token._.get(VALUE))
+        if shape is not None and shape.nodes_per_unit == 1:
+            values["system_gpus"], sources["system_gpus"] = shape.gpus, (index, index + 1)
+    return Reading(match.rule["name"], "model_mention", match.start, match.end, values, sources,
+                   _claims("model", [index]))
 
 
 def _has_gpu_context(doc: Doc, index: int) -> bool:

@@ -128,11 +128,16 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
 
 def _complete_size(decisions: dict[str, Decision]) -> None:
     """Derive the third of gpu_count / node_count / gpus_per_node from the other two
-    (node_count first from racks x servers per rack when it is not stated)."""
+    (node_count first from racks x servers per rack when it is not stated; GPUs per node
+    from a server system named beside a bare node count)."""
     racks, per_rack = decisions.get("racks"), decisions.get("nodes_per_rack")
     if "node_count" not in decisions and racks is not None and per_rack is not None:
         decisions["node_count"] = Decision(racks.value * per_rack.value, _merge(racks.sources, per_rack.sources))
     gpus, nodes, per_node = (decisions.get(f) for f in ("gpu_count", "node_count", "gpus_per_node"))
+    system = decisions.get("system_gpus")
+    if nodes is not None and gpus is None and per_node is None and system is not None:
+        # "an 8-node BasePOD of DGX H100": the nodes counted are the system named
+        per_node = decisions["gpus_per_node"] = Decision(system.value, system.sources)
     if gpus is None and nodes is not None and per_node is not None:
         total = nodes.value * per_node.value
         if total <= MAX_GPUS:

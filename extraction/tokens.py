@@ -13,11 +13,14 @@ from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.util import compile_infix_regex
+from spacy.util import compile_infix_regex, compile_prefix_regex
 
 # "Llama-70B", "ConnectX-7", "GPT-3": a hyphen between a letter and a digit splits too,
 # as spaCy already does between two digits and before a letter.
-EXTRA_INFIXES = [r"(?<=[A-Za-z])-(?=[0-9])"]
+# "gpus=160", "budget=$1M": key=value notes split at the sign.
+EXTRA_INFIXES = [r"(?<=[A-Za-z])-(?=[0-9])", r"(?<=[A-Za-z0-9])=(?=[A-Za-z0-9$])"]
+# "A100 x64": a times sign glued before a count splits off ("x86" is a CPU, not 86 of anything).
+EXTRA_PREFIXES = [r"[x×](?=\d)(?!86\b)"]
 
 _NUMBER_HEAD = re.compile(r"^(?P<pre>[~≈<>]?[$€£]?)(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<rest>.*)$", re.DOTALL)
 # "GbE.", "RoCE.", "L40S.": a word with a digit or an inner capital, then a full stop
@@ -88,4 +91,6 @@ def customise_tokenizer(nlp: Language) -> None:
     """Install the extra infix rules and the number-splitting step on `nlp`."""
     infixes = list(nlp.Defaults.infixes) + EXTRA_INFIXES
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    prefixes = list(nlp.Defaults.prefixes) + EXTRA_PREFIXES
+    nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     nlp.tokenizer = NumberSplittingTokenizer(nlp.tokenizer)

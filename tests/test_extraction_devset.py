@@ -1,9 +1,10 @@
 """The labelled development set: well formed, varied, and read at 0.95 or better per field.
 
-A second set, the holdout, was written blind (by someone who had read neither the
-patterns nor the development set) to show how the patterns generalise; it scored
-0.82-0.96 on its weakest fields when first run, and is kept to the same bar since the
-patterns were widened to the phrasings it exposed."""
+Two more sets were written blind, each by someone who had read neither the patterns
+nor any other set, to show how the patterns generalise. On first reading the holdout
+(200 questions) scored 0.82-0.96 on its weakest fields; after the patterns were widened
+to what it exposed, the second (150) scored 0.92-0.96 on its weakest. Both are kept to
+the development set's bar since the patterns were widened again."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from extraction.evaluate import DEFAULT_DATA, FIELDS, evaluate, load_examples, m
 from rules.models import ProfileDraft
 
 MIN_SCORE = 0.95
-HOLDOUT = DEFAULT_DATA.with_name("extraction_holdout.jsonl")
+BLIND_SETS = [DEFAULT_DATA.with_name(name) for name in ("extraction_holdout.jsonl", "extraction_blind2.jsonl")]
 
 
 @pytest.fixture(scope="module")
@@ -69,20 +70,18 @@ def test_evaluate_command_prints_precision_recall_and_support(tmp_path, capsys):
     assert "gpu_count" in out
 
 
-@pytest.fixture(scope="module")
-def holdout() -> list[dict]:
-    return load_examples(HOLDOUT)
-
-
-def test_holdout_questions_are_valid_and_not_in_the_dev_set(holdout, examples):
+@pytest.mark.parametrize("path", BLIND_SETS, ids=lambda path: path.stem)
+def test_blind_set_questions_are_valid_and_not_in_the_dev_set(path, examples):
     dev_texts = {example["text"] for example in examples}
-    assert len(holdout) >= 150
-    for example in holdout:
+    blind = load_examples(path)
+    assert len(blind) >= 150
+    for example in blind:
         assert example["text"] not in dev_texts, example["text"]
         assert set(example["expected"]) <= set(FIELDS), example["text"]
         ProfileDraft.model_validate(example["expected"])
 
 
-def test_every_field_scores_at_least_095_on_the_holdout_set():
-    report = evaluate(HOLDOUT)
+@pytest.mark.parametrize("path", BLIND_SETS, ids=lambda path: path.stem)
+def test_every_field_scores_at_least_095_on_the_blind_sets(path):
+    report = evaluate(path)
     assert report.failing(MIN_SCORE) == [], "\n".join(report.lines())
