@@ -27,6 +27,12 @@ class Answer(BaseModel):
     topic: str = Field(description="Knowledge entry answered from.", examples=["PFC"])
     subject: str = Field(description="Knowledge subject of the entry.", examples=["glossary"])
     source: str = Field(description="Where the fact comes from.", examples=["Seed guide, 'Priority Flow Control (PFC)'"])
+    not_covered: list[str] = Field(
+        default_factory=list,
+        description="Terms of the question no knowledge entry mentions; when there are any, this entry is "
+        "the closest the knowledge base has, not an answer to them.",
+        examples=[["MTU"]],
+    )
 
 
 class AskRequest(BaseModel):

@@ -71,7 +71,8 @@ def answer(question: str) -> Answer | None:
     if not hits:
         return None
     hit = hits[0]
-    return Answer(text=hit.text, topic=hit.title, subject=hit.subject, source=hit.source)
+    return Answer(text=hit.text, topic=hit.title, subject=hit.subject, source=hit.source,
+                  not_covered=knowledge.uncovered_acronyms(question))
 
 
 @cache

@@ -12,7 +12,7 @@ facts. `python -m knowledge build|search|subject` does the same from a shell.
 """
 
 from knowledge.build import BuildResult, build
-from knowledge.search import Entry, UnknownSubject, entry, search, subject, subjects
+from knowledge.search import Entry, UnknownSubject, entry, search, subject, subjects, uncovered_acronyms
 from knowledge.store import default_db_path
 
 __all__ = [
@@ -25,4 +25,5 @@ __all__ = [
     "search",
     "subject",
     "subjects",
+    "uncovered_acronyms",
 ]

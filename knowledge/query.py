@@ -53,6 +53,12 @@ def _vocabulary() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
     return stopwords, synonyms
 
 
+def is_query_word(word: str) -> bool:
+    """A stopword, or a short form the search expands ("ib" -> "infiniband")."""
+    stopwords, synonyms = _vocabulary()
+    return word.lower() in stopwords or word.lower() in synonyms
+
+
 def terms(text: str | None) -> list[str]:
     """The words and phrases (space-separated) a search for `text` looks for."""
     stopwords, synonyms = _vocabulary()

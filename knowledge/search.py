@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from knowledge import store
-from knowledge.query import boost, fts_query
+from knowledge.query import MAX_INPUT_CHARS, boost, fts_query, is_query_word
 
 MAX_LIMIT = 50
 
@@ -85,6 +86,27 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     ]
     hits.sort(key=lambda hit: hit.score, reverse=True)
     return hits[:limit]
+
+
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
+_ANY_ENTRY_SQL = "select 1 from entries_fts where entries_fts match :term limit 1"
+
+
+def uncovered_acronyms(text: str, *, db_path: str | Path | None = None) -> list[str]:
+    """The acronyms in `text` ("MTU", "DAC", "UFM") that no entry mentions.
+
+    An acronym is almost always what a question is about, so one the knowledge base
+    never mentions means the best entry can only be the closest, not the answer. Plain
+    words are not checked: "bother" or "someone" missing from the guide says nothing.
+    """
+    db = store.connection(db_path)
+    missing: list[str] = []
+    for word in dict.fromkeys(_ACRONYM.findall(str(text or "")[:MAX_INPUT_CHARS])):
+        term = word.lower()
+        if is_query_word(term) or db.execute(_ANY_ENTRY_SQL, {"term": f'"{term}"'}).fetchone():
+            continue
+        missing.append(word)
+    return missing
 
 
 def entry(entry_id: str, *, db_path: str | Path | None = None) -> Entry | None:

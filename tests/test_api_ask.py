@@ -34,6 +34,14 @@ def test_a_question_gets_an_answer_with_its_source(client: httpx.Client) -> None
     assert result["reply"]
 
 
+def test_a_question_the_knowledge_base_does_not_cover_says_so(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "What MTU should we set for RoCE?")
+    assert result["kind"] == "answer"
+    assert result["answer"]["not_covered"] == ["MTU"]
+    assert result["reply"].startswith("My knowledge base has nothing on MTU")
+    assert ask(client, "what is PFC?")["answer"]["not_covered"] == []
+
+
 def test_too_little_gets_a_clarification_naming_what_is_missing(client: httpx.Client) -> None:  # noqa: F811
     result = ask(client, "we need a network")
     assert result["kind"] == "clarification"

@@ -39,10 +39,19 @@ def top_ids(db, text: str, n: int = 1) -> list[str]:
         ("Quantum-2", {"switch-qm9700"}),
         ("DGX H100 ports", {"ports-dgx-h100", "server-dgx-h100"}),
         ("IEEE 802.1Qbb", {"glossary-pfc", "roce-pfc"}),
+        # "difference" frames the question; the cost FAQ's title has it but is not the answer
+        ("What's the difference between NDR and XDR?", {"infiniband-xdr-generation", "infiniband-ndr-generation",
+                                                         "glossary-xdr", "glossary-ndr"}),
     ],
 )
 def test_common_questions_rank_the_right_entry_first(db, question, expected):
     assert top_ids(db, question)[0] in expected
+
+
+def test_acronyms_no_entry_mentions_are_reported_and_known_ones_are_not(db):
+    assert knowledge.uncovered_acronyms("What MTU should we set for RoCE?", db_path=db) == ["MTU"]
+    assert knowledge.uncovered_acronyms("PFC, ECN and DCQCN on IB vs RoCE?", db_path=db) == []
+    assert knowledge.uncovered_acronyms("no acronyms here", db_path=db) == []
 
 
 def test_both_pfc_entries_lead_for_pfc(db):

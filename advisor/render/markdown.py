@@ -175,7 +175,12 @@ def changes_markdown(old: Recommendation, new: Recommendation) -> str:
 
 
 def answer_markdown(answer: Answer) -> str:
-    return f"**{answer.topic}**\n\n{answer.text}\n\n_Source: {answer.source}_"
+    entry = f"**{answer.topic}**\n\n{answer.text}\n\n_Source: {answer.source}_"
+    if not answer.not_covered:
+        return entry
+    terms = ", ".join(answer.not_covered)
+    return (f"My knowledge base has nothing on {terms}, so I can't answer that from a source. "
+            f"The closest entry I have:\n\n{entry}")
 
 
 def clarification_markdown(missing: list[str]) -> str:
