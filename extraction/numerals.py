@@ -214,6 +214,7 @@ class NumberFinder:
                     values[(start, end)] = quantity
                     covered_until = end
                     break
+        found = _merge_restated(doc, found, values)
         doc.user_data[NUMBER_VALUES] = values
         if found:
             doc.ents = sorted([*doc.ents, *found], key=lambda span: span.start)
@@ -233,3 +234,30 @@ class NumberFinder:
                 end += 1
             runs.append((start, end))
         return runs
+
+
+def _merge_restated(doc: Doc, found: list[Span], values: dict[tuple[int, int], Quantity]) -> list[Span]:
+    """A number restated in brackets is one number: "eight (8)", "Sixteen (16)", the
+    style of contracts and tenders. The span grows to the closing bracket."""
+    merged: list[Span] = []
+    index = 0
+    while index < len(found):
+        span = found[index]
+        following = found[index + 1] if index + 1 < len(found) else None
+        if (
+            following is not None
+            and following.start == span.end + 1
+            and doc[span.end].text == "("
+            and following.end < len(doc)
+            and doc[following.end].text == ")"
+            and values[(span.start, span.end)].value == values[(following.start, following.end)].value
+        ):
+            quantity = values.pop((span.start, span.end))
+            values.pop((following.start, following.end))
+            values[(span.start, following.end + 1)] = quantity
+            merged.append(Span(doc, span.start, following.end + 1, label="NUM"))
+            index += 2
+            continue
+        merged.append(span)
+        index += 1
+    return merged

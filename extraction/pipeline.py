@@ -1,8 +1,9 @@
 """The spaCy pipeline, built once per process: a blank English pipeline with rules only.
 
     tokenizer (numbers split from units) -> entity_ruler (GPU models,
-    systems, fabrics, link speeds, measures, switch gear) -> fabric_numbers (NUM) ->
-    fabric_merge_entities (each entity becomes one token carrying its value)
+    systems, fabrics, link speeds, measures, switch gear) -> fabric_gpu_variants (a
+    memory size joins its GPU) -> fabric_numbers (NUM) -> fabric_merge_entities (each
+    entity becomes one token carrying its value)
 
 No statistical model and nothing downloaded. After the pipeline, every entity is a
 single token whose `._.fa_value` is its canonical id ("H100", "DGX H100", "rocev2") or,
@@ -16,7 +17,7 @@ from typing import Any
 
 import spacy
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from extraction import numerals  # noqa: F401 - registers the fabric_numbers factory
 from extraction.numerals import NUMBER_VALUES
@@ -38,9 +39,45 @@ def nlp() -> Language:
     customise_tokenizer(pipeline)
     ruler = pipeline.add_pipe("entity_ruler", config={"validate": True, "phrase_matcher_attr": "LOWER"})
     ruler.add_patterns(entity_patterns(pipeline))
+    pipeline.add_pipe("fabric_gpu_variants")
     pipeline.add_pipe("fabric_numbers")
     pipeline.add_pipe("fabric_merge_entities")
     return pipeline
+
+
+@Language.component("fabric_gpu_variants")
+def absorb_gpu_variants(doc: Doc) -> Doc:
+    """A GPU name followed by its memory size ("A100-80GB", "H100 SXM5 80GB SXM") becomes
+    one GPU entity, so "4x A100-80GB per node" reads like "4x A100 per node"."""
+    gpu = load("entities")["gpu"]
+    units, after = set(gpu["memory_units"]), set(gpu["after_memory"])
+    ents = list(doc.ents)
+    grown: list[Span] = []
+    changed = False
+    index = 0
+    while index < len(ents):
+        ent = ents[index]
+        following = ents[index + 1] if index + 1 < len(ents) else None
+        gap = following.start - ent.end if following is not None else -1
+        if (
+            ent.label_ == "GPU"
+            and following is not None
+            and following.label_ == "MEASURE"
+            and following[-1].lower_ in units
+            and (gap == 0 or (gap == 1 and doc[ent.end].text == "-"))
+        ):
+            end = following.end
+            if end < len(doc) and doc[end].lower_ in after:
+                end += 1
+            grown.append(Span(doc, ent.start, end, label=ent.label_, span_id=ent.id_))
+            changed = True
+            index += 2
+            continue
+        grown.append(ent)
+        index += 1
+    if changed:
+        doc.ents = grown
+    return doc
 
 
 @Language.component("fabric_merge_entities")

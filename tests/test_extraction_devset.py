@@ -1,10 +1,11 @@
 """The labelled development set: well formed, varied, and read at 0.95 or better per field.
 
-Two more sets were written blind, each by someone who had read neither the patterns
+Three more sets were written blind, each by someone who had read neither the patterns
 nor any other set, to show how the patterns generalise. On first reading the holdout
 (200 questions) scored 0.82-0.96 on its weakest fields; after the patterns were widened
-to what it exposed, the second (150) scored 0.92-0.96 on its weakest. Both are kept to
-the development set's bar since the patterns were widened again."""
+to what it exposed, the second (150) scored 0.92-0.96 on its weakest, and the third
+(150, tenders and RFP clauses, memory-size model names) 0.85-0.93. All are kept to the
+development set's bar since the patterns were widened to what each exposed."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from extraction.evaluate import DEFAULT_DATA, FIELDS, evaluate, load_examples, m
 from rules.models import ProfileDraft
 
 MIN_SCORE = 0.95
-BLIND_SETS = [DEFAULT_DATA.with_name(name) for name in ("extraction_holdout.jsonl", "extraction_blind2.jsonl")]
+BLIND_SETS = [DEFAULT_DATA.with_name(name) for name in ("extraction_holdout.jsonl", "extraction_blind2.jsonl", "extraction_blind3.jsonl")]
 
 
 @pytest.fixture(scope="module")
