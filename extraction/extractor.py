@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
+from extraction.answers import lone_count
 from extraction.matching import read
 from extraction.models import Extraction
 from extraction.pipeline import nlp
@@ -18,11 +19,16 @@ logger = logging.getLogger(__name__)
 MAX_CHARS = 20_000
 
 
-def extract(text: str) -> Extraction:
+def extract(text: str, expecting: str | None = None) -> Extraction:
     """The workload details a question states, with the text span of each.
+
+    `expecting` names the count the conversation has just asked for ("gpu_count"): a
+    bare number in the reply is then that count.
 
     >>> extract("We will pretrain a 70B model on 128 H100s.").profile.gpu_count
     128
+    >>> extract("about 200", expecting="gpu_count").profile.gpu_count
+    200
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
@@ -31,7 +37,8 @@ def extract(text: str) -> Extraction:
     try:
         text = text[:MAX_CHARS]
         doc = nlp()(text.translate(_replacements()))
-        return resolve(doc, read(doc), text)
+        readings = read(doc)
+        return resolve(doc, readings + lone_count(doc, readings, expecting), text)
     except Exception:  # a question we cannot read must not break a conversation
         logger.exception("extraction failed on a %d-character text", len(text))
         return Extraction()

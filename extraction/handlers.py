@@ -307,12 +307,13 @@ def read_blocker(match: Match) -> Reading | None:
 
 @handler("flag")
 def read_flag(match: Match) -> Reading | None:
-    """A yes/no detail stated by a phrase ("budget is tight" -> cost_sensitive True); one
-    right before a question mark asks rather than states ("Budget tight? Not really.")."""
+    """A yes/no detail stated by a phrase ("budget is tight" -> cost_sensitive True). A
+    phrase that is the whole question asks rather than states ("Budget tight? Not
+    really."); "what if the budget is tight?" still states it."""
     not_after = match.rule.get("not_after")
     if not_after and _after_any(match.doc, match.start, not_after, window=2):
         return None
-    if _followed_by(match, ["?"]):
+    if _followed_by(match, ["?"]) and not _words_before(match.doc, match.start, 1):
         return None
     field = match.rule["field"]
     return Reading(match.rule["name"], "flag", match.start, match.end, {field: bool(match.rule["value"])},

@@ -116,12 +116,16 @@ class ProfileDraft(_Model):
 
         When the newer draft changes the size of the cluster, the size fields of this
         draft that it does not restate are dropped, so "what about 256 GPUs?" does not
-        clash with a node count from an earlier turn.
+        clash with a node count from an earlier turn. A new server shape alone ("8 per
+        node") keeps the total the customer gave and drops only the node count.
         """
         updates = newer.model_dump(exclude_none=True)
         base = self.model_dump(exclude_none=True)
         size_fields = {"gpu_count", "node_count", "gpus_per_node"}
-        if size_fields & updates.keys():
+        if updates.keys() & size_fields == {"gpus_per_node"}:
+            if "gpu_count" in base:
+                base.pop("node_count", None)
+        elif size_fields & updates.keys():
             restates_total = {"gpu_count", "node_count"} <= updates.keys()
             for name in size_fields - updates.keys():
                 # the server shape (GPUs per node) survives a new total or node count

@@ -62,7 +62,7 @@ def test_an_unusable_answer_is_asked_again_with_an_example():
     events, dispatcher = run(answer("lots", slots={"workload": "training"}))
     assert slots_of(events) == {"gpu_count": None, "requested_slot": "gpu_count"}
     reask, question = texts(dispatcher)
-    assert '"lots"' in reask and "I need a number" in reask and "8 nodes of 8 H100" in reask
+    assert '"lots"' in reask and "I need a whole number" in reask and "8 nodes of 8 H100" in reask
     assert question.startswith("How many GPUs")
 
 

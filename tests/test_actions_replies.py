@@ -217,6 +217,20 @@ def test_fallback_keeps_details_it_was_given(fake):
     assert "What will the cluster run" in reply(dispatcher)  # asks for the rest, drops nothing
 
 
+def test_out_of_scope_without_details_says_so_politely(fake):
+    events, dispatcher = run(conversation.ActionOutOfScope(), tracker(text="what's the weather?", intent="out_of_scope"))
+    assert events == []
+    assert "outside what I can help with" in reply(dispatcher)
+
+
+def test_a_brief_classified_out_of_scope_is_still_sized(fake):
+    t = tracker(slots=TRAINING_128, text="(a long e-mail about 128 H100s for training)", intent="out_of_scope",
+                events_after_user=[slot_event("gpu_count", 128)])
+    events, dispatcher = run(conversation.ActionOutOfScope(), t)
+    assert "outside what I can help" not in reply(dispatcher)
+    assert any(e.get("name") == "recommendation_id" for e in events)
+
+
 def test_handoff_passes_on_what_is_known(fake):
     rec_id = shown(fake, TRAINING_128)
     _, dispatcher = run(conversation.ActionHandoff(), tracker(slots={**TRAINING_128, "recommendation_id": rec_id}))

@@ -21,7 +21,7 @@ def extracted(monkeypatch):
     results: dict[str, ProfileDraft] = {}
     seen: list[str] = []
 
-    def fake_extract(text: str):
+    def fake_extract(text: str, expecting: str | None = None):
         seen.append(text)
         if text == "boom":
             raise RuntimeError("extractor failed")
@@ -87,3 +87,31 @@ def test_an_invalid_slot_value_is_ignored_not_fatal(extracted):
     extracted["64 GPUs"] = ProfileDraft(gpu_count=64)
     events = run(tracker(slots={"gpu_count": -3, "workload": "training"}, text="64 GPUs"))
     assert slots_of(events) == {"gpu_count": 64, "profile_complete": True}
+
+
+def run_real(t):
+    """The action with the real extractor (the fixture above replaces it)."""
+    return asyncio.run(ValidateSlotMappings().run(CollectingDispatcher(), t, {}))
+
+
+def test_a_bare_number_answers_the_forms_gpu_count_question():
+    t = tracker(slots={"workload": "training"}, text="128", intent="inform",
+                active_loop="sizing_form", requested_slot="gpu_count")
+    assert slots_of(run_real(t)) == {"gpu_count": 128, "profile_complete": True}
+
+
+def test_a_bare_number_after_a_recommendation_is_its_new_gpu_count():
+    shown = {"workload": "training", "gpu_count": 128, "recommendation_id": "r_1", "profile_complete": True}
+    t = tracker(slots=shown, text="sorry, I meant 256", intent="out_of_scope")
+    assert slots_of(run_real(t)) == {"gpu_count": 256}
+
+
+def test_a_bare_number_in_small_talk_changes_nothing():
+    shown = {"workload": "training", "gpu_count": 128, "recommendation_id": "r_1", "profile_complete": True}
+    assert slots_of(run_real(tracker(slots=shown, text="thanks, 5 stars", intent="thank"))) == {}
+    assert slots_of(run_real(tracker(slots={"workload": "training"}, text="128", intent="inform"))) == {}
+
+
+def test_a_server_shape_after_the_total_keeps_the_total():
+    shown = {"workload": "training", "gpu_count": 32, "recommendation_id": "r_1", "profile_complete": True}
+    assert slots_of(run_real(tracker(slots=shown, text="8 per node", intent="inform"))) == {"gpus_per_node": 8}

@@ -94,7 +94,7 @@ def test_a_typed_choice_counts_and_an_unusable_answer_is_asked_again(chat):
     assert "How many GPUs" in reply
     assert chat.slots()["workload"] == "mixed"
     reply = chat.say("lots")
-    assert "lots" in reply and "I need a number" in reply and "8 nodes of 8 H100" in reply
+    assert "lots" in reply and "I need a whole number" in reply and "8 nodes of 8 H100" in reply
     assert chat.slots()["requested_slot"] == "gpu_count"
 
     reply = chat.say("8 nodes of 8 H100")
@@ -114,6 +114,32 @@ def test_what_if_recomputes_and_says_what_changed(chat):
     assert slots["gpu_count"] == 256
     assert slots["workload"] == "training" and slots["model_params_b"] == 70
     assert slots["recommendation_id"] not in (None, first)
+
+
+def test_a_bare_number_answers_the_gpu_question_and_later_corrects_it(chat):
+    chat.say("We train a 70B model.")
+    reply = chat.say("128")
+    assert "**Recommendation:" in reply
+    assert chat.slots()["gpu_count"] == 128
+
+    reply = chat.say("sorry, I meant 256")
+    assert "What changed" in reply and "128 -> 256" in reply
+    assert chat.slots()["gpu_count"] == 256
+
+
+def test_a_server_shape_given_after_the_total_keeps_the_total(chat):
+    chat.say("we're training on 32 GPUs")
+    chat.say("8 per node")
+    slots = chat.slots()
+    assert slots["gpu_count"] == 32 and slots["gpus_per_node"] == 8
+    assert slots["profile_complete"] is True
+
+
+def test_a_hypothetical_budget_squeeze_is_a_what_if(chat):
+    chat.say("We will pretrain a 70B model on 32 H100s, what network do we need?")
+    reply = chat.say("what if the budget is tight?")
+    assert "doesn't change anything" not in reply
+    assert chat.slots()["cost_sensitive"] is True
 
 
 def test_why_lists_the_fired_rules_with_sources(chat):

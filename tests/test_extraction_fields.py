@@ -266,3 +266,28 @@ def test_stated_fabric_preference(text, fabric):
 )
 def test_questions_and_refusals_are_not_preferences(text):
     assert "prefer" not in profile(text)
+
+
+@pytest.mark.parametrize(
+    "text, expecting, field, value",
+    [
+        ("128", "gpu_count", "gpu_count", 128),
+        ("we have about 200", "gpu_count", "gpu_count", 200),
+        ("sixteen", "node_count", "node_count", 16),
+        ("what about 1024?", "gpu_count", "gpu_count", 1024),
+    ],
+)
+def test_a_bare_number_answers_the_count_the_conversation_asked_for(text, expecting, field, value):
+    assert getattr(extract(text, expecting=expecting).profile, field) == value
+    assert extract(text).profile.model_dump(exclude_none=True) == {}  # asked for nothing, it says nothing
+
+
+@pytest.mark.parametrize("text", ["0", "5000000", "70B", "$500k", "between 64 and 128"])
+def test_a_reply_that_is_not_one_usable_count_gives_no_count(text):
+    profile = extract(text, expecting="gpu_count").profile
+    assert profile.gpu_count is None or text == "between 64 and 128" and profile.gpu_count == 128
+
+
+def test_a_hypothetical_states_a_flag_and_a_bare_question_does_not():
+    assert extract("what if the budget is tight?").profile.cost_sensitive is True
+    assert extract("Budget tight? Not really, performance first.").profile.cost_sensitive is False

@@ -74,3 +74,11 @@ def test_a_new_size_replaces_the_old_one_when_drafts_merge():
 def test_a_draft_says_what_is_missing_to_size_the_cluster():
     assert ProfileDraft().missing() == ["workload", "gpu_count"]
     assert ProfileDraft(node_count=4).missing() == ["workload"]
+
+
+def test_a_new_server_shape_keeps_the_total_and_drops_the_node_count():
+    earlier = ProfileDraft(workload="training", gpu_count=64, node_count=16, gpus_per_node=4)
+    merged = earlier.merged(ProfileDraft(gpus_per_node=8))
+    assert (merged.gpu_count, merged.node_count, merged.gpus_per_node) == (64, None, 8)
+    nodes_only = ProfileDraft(node_count=16).merged(ProfileDraft(gpus_per_node=4))
+    assert (nodes_only.gpu_count, nodes_only.node_count, nodes_only.gpus_per_node) == (None, 16, 4)

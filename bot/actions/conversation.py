@@ -17,8 +17,9 @@ class ActionFallback(AdvisorAction):
     """When Rasa is unsure what the user meant.
 
     If the message still gave workload details, they are not dropped: the cluster is
-    sized when it can be, else the reply asks for what is missing. Otherwise the reply
-    lists, with examples, what the advisor can do.
+    sized when it can be (saying what changed when it replaces a recommendation), else
+    the reply asks for what is missing. Otherwise the reply lists, with examples, what
+    the advisor can do.
     """
 
     def name(self) -> str:
@@ -27,7 +28,23 @@ class ActionFallback(AdvisorAction):
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         if profile.slots_set_this_turn(tracker):
             return recommend.recommend(dispatcher, tracker)
+        return self.otherwise(dispatcher, tracker)
+
+    def otherwise(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
         output.say(dispatcher, tracker, replies.text("fallback"))
+        return []
+
+
+class ActionOutOfScope(ActionFallback):
+    """A message the classifier put out of scope. A long brief about a cluster (or "sorry,
+    I meant 256") can land there; when it gave workload details they are used as in the
+    fallback, and only a message with none gets the polite out-of-scope reply."""
+
+    def name(self) -> str:
+        return "action_out_of_scope"
+
+    def otherwise(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
+        output.say(dispatcher, tracker, replies.text("out_of_scope"))
         return []
 
 

@@ -5,7 +5,8 @@ slot has a custom mapping. We run our extractor on the message and merge what it
 into the slots with `ProfileDraft.merged`, which also drops stale size details when a
 new size is given ("what about 256 GPUs?" forgets the old node count). Only slots whose
 value changed are set, so the tracker stays lean. `profile_complete` follows: the rules
-answer a request with nothing missing at once, without the form.
+answer a request with nothing missing at once, without the form. A bare number ("128")
+counts when the conversation has just asked for one (`expected_count`).
 """
 
 from __future__ import annotations
@@ -35,9 +36,25 @@ class ValidateSlotMappings(ValidationAction):
             return []  # an intent payload ("/restart") carries no workload details
         current = profile.draft_from_slots(tracker.slots)
         try:
-            found = extraction.extract(text).profile
+            found = extraction.extract(text, expecting=expected_count(tracker)).profile
             merged = current.merged(found)
         except Exception:  # a detail we cannot use must not break the turn
             logger.exception("could not extract workload details from %r", text)
             return []
         return profile.slot_events(current, merged) + profile.completeness_events(tracker, merged)
+
+
+# intents with which a bare number after a recommendation changes its GPU count
+# ("what about 1024?", "sorry, I meant 256", "no, 512")
+_CORRECTIONS = frozenset({"what_if", "inform", "ask_recommendation", "deny", "out_of_scope", "nlu_fallback"})
+
+
+def expected_count(tracker: Tracker) -> str | None:
+    """The count a bare number in this message answers: the one the sizing form asked
+    for, else, once a recommendation was shown, its GPU count."""
+    requested = tracker.get_slot("requested_slot")
+    if tracker.active_loop_name == "sizing_form" and requested in profile.SIZE_SLOTS:
+        return requested
+    if tracker.get_slot(profile.RECOMMENDATION_SLOT) and profile.latest_intent(tracker) in _CORRECTIONS:
+        return "gpu_count"
+    return None
