@@ -315,6 +315,8 @@ def read_flag(match: Match) -> Reading | None:
         return None
     if _followed_by(match, ["?"]) and not _words_before(match.doc, match.start, 1):
         return None
+    if match.rule.get("questions_ask") and _in_question(match.doc, match.start):
+        return None  # "Does Ultra Ethernet change anything today?" says nothing about the site
     field = match.rule["field"]
     return Reading(match.rule["name"], "flag", match.start, match.end, {field: bool(match.rule["value"])},
                    {field: (match.start, match.end)}, _claims(field, range(match.start, match.end)))

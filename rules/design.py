@@ -146,14 +146,7 @@ def _size(
         radix = switch.radix_at(link_gbps)
         try:
             if kind == TopologyKind.rail_optimized:
-                topology = sizing.size_rail_optimized(
-                    nodes=profile.node_count,
-                    rails=profile.gpus_per_node,
-                    radix=radix,
-                    link_gbps=link_gbps,
-                    nodes_per_su=radix // 2,
-                    reserved_endpoints=1 if technology.startswith("infiniband") else 0,
-                )
+                topology = _rail_fabric(technology, profile.node_count, profile.gpus_per_node, radix, link_gbps)
             elif kind == TopologyKind.dragonfly_plus:
                 topology = sizing.size_dragonfly_plus(endpoints, radix, link_gbps)
             else:
@@ -173,6 +166,15 @@ def _size(
         topology.notes.append(f"No three-tier fat-tree holds {endpoints:,} ports ({last_error}); Dragonfly+ does.")
         return topology, switches[-1], topology.notes
     raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
+
+
+def _rail_fabric(technology: str, nodes: int, rails: int, radix: int, link_gbps: int) -> Topology:
+    """The rail-optimized fabric as the SuperPOD builds it: SUs of radix/2 nodes, and on
+    InfiniBand one node slot kept for the fabric manager (UFM); Ethernet needs none."""
+    return sizing.size_rail_optimized(
+        nodes=nodes, rails=rails, radix=radix, link_gbps=link_gbps, nodes_per_su=radix // 2,
+        reserved_endpoints=1 if str(technology).startswith("infiniband") else 0,
+    )
 
 
 @cache
@@ -200,10 +202,7 @@ def _usd_per_unit(technology: Technology, link_gbps: int, kind: TopologyKind) ->
     radix = catalogue.switch_for(price.reference_technology, gbps).radix_at(gbps)
     endpoints = REFERENCE_NODES * REFERENCE_GPUS_PER_NODE
     if kind == TopologyKind.rail_optimized:
-        reference = sizing.size_rail_optimized(
-            nodes=REFERENCE_NODES, rails=REFERENCE_GPUS_PER_NODE, radix=radix, link_gbps=gbps,
-            nodes_per_su=radix // 2, reserved_endpoints=0,
-        )
+        reference = _rail_fabric(price.reference_technology, REFERENCE_NODES, REFERENCE_GPUS_PER_NODE, radix, gbps)
     else:
         reference = sizing.size_fat_tree(endpoints, radix, gbps)
     units = sizing.fabric_units(reference, endpoints)

@@ -5,12 +5,31 @@ import pytest
 from rules.sizing import FabricTooLarge, rail_optimized_capacity, size_rail_optimized
 
 
-def test_sixteen_nodes_fill_part_of_one_su_with_all_its_leaves():
-    t = size_rail_optimized(16)
-    assert (t.scalable_units, t.leaf_switches, t.spine_switches) == (1, 8, 4)
-    assert t.cables[0].count == 16 * 8 + 4
-    assert t.cables[1].count == 256  # the full SU's leaf-spine cables are still built
+def test_a_partly_filled_su_in_a_larger_fabric_is_built_whole():
+    t = size_rail_optimized(40)  # 41 slots: two SUs, the second partly filled
+    assert (t.scalable_units, t.leaf_switches) == (2, 16)
+    assert t.cables[1].count == 16 * 32  # every leaf of both SUs cables all its uplinks
     assert any("partly filled" in note for note in t.notes)
+
+
+def test_a_cluster_smaller_than_one_su_is_not_built_as_an_empty_su():
+    t = size_rail_optimized(16)  # 17 of 32 slots
+    assert (t.scalable_units, t.leaf_switches, t.spine_switches) == (1, 8, 3)
+    assert t.cables[0].count == 16 * 8 + 4
+    assert t.cables[1].count == 8 * 18  # 17 ports down per leaf, 18 up to spread over 3 spines
+    assert any("Smaller than one scalable unit" in note for note in t.notes)
+
+
+def test_small_clusters_put_several_whole_rails_on_a_leaf():
+    t = size_rail_optimized(8)  # 9 slots: three rails fit a leaf's 32 down ports
+    assert (t.leaf_switches, t.spine_switches) == (3, 2)
+    assert t.cables[1].count >= t.cables[0].count  # non-blocking
+
+
+def test_a_cluster_that_fits_one_switch_has_no_spines():
+    t = size_rail_optimized(16, radix=128, reserved_endpoints=0)
+    assert (t.tiers, t.leaf_switches, t.spine_switches) == (1, 1, 0)
+    assert [c.tier for c in t.cables] == ["node-leaf"] and t.cables[0].count == 128
 
 
 def test_four_gpu_servers_get_four_rails():

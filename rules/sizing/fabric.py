@@ -269,6 +269,62 @@ def size_fat_tree(endpoints: int, radix: int, link_gbps: int, oversubscription: 
 # ----------------------------------------------------------------------- rail-optimized
 
 
+def _smaller_than_one_su(
+    nodes: int, rails: int, k: int, link_gbps: int, reserved: int, manager_cables: int, per_su: int
+) -> Topology:
+    """A rail-optimized fabric for fewer nodes than one SU holds.
+
+    Building the whole SU for eight nodes would mean eight leaves and four spines for 64
+    GPUs; no one cables it so. What makes the fabric rail-optimized is that every rail
+    is wholly on one leaf, so same-rail traffic (most of NCCL's) crosses one switch.
+    That holds as well when a leaf carries several rails: each leaf takes as many whole
+    rails as its down ports hold (`k // 2` of them, one per node slot per rail), and
+    when every port fits one switch there is no spine layer at all. Above the leaves,
+    as many uplinks as down ports (non-blocking), rounded up so they spread evenly over
+    the spines.
+    """
+    endpoints = nodes * rails
+    slots = nodes + reserved
+    edge = endpoints + manager_cables
+    if edge <= k:
+        notes = [
+            f"{nodes} node(s) x {rails} rails = {endpoints} ports"
+            + (f" + {manager_cables} fabric-manager (UFM) ports" if manager_cables else "")
+            + f" fit one {k}-port switch: every rail meets there, so all traffic crosses one switch; "
+            "no spine layer.",
+        ]
+        return Topology(
+            kind=TopologyKind.rail_optimized, tiers=1, endpoints=endpoints, radix=k, rails=rails,
+            leaf_switches=1, spine_switches=0, core_switches=0, scalable_units=1,
+            cables=_cable_tiers(link_gbps, edge), bisection_gbps=endpoints * link_gbps / 2, notes=notes,
+        )
+    rails_per_leaf = max(1, min(rails, (k // 2) // slots))
+    leaves = math.ceil(rails / rails_per_leaf)
+    down = rails_per_leaf * slots
+    spines_needed = math.ceil(leaves * down / k)
+    uplinks = math.ceil(down / spines_needed) * spines_needed
+    if down + uplinks > k:  # no room to round: the divisor rule spreads them instead
+        uplinks = down
+    clos = _clos_above_leaves(leaves, uplinks, k)
+    assert clos is not None and clos.tiers == 2  # at most `rails` leaves
+    notes = [
+        f"Smaller than one scalable unit ({slots} of its {per_su} node slots used), so not built as a "
+        f"whole SU: {rails_per_leaf} rail(s) per leaf (each leaf holds {k // 2} node ports, {slots} per "
+        f"rail), {leaves} leaves.",
+        f"Node-leaf cables: {nodes:,} nodes x {rails} rails = {endpoints:,}"
+        + (f" + {manager_cables} fabric-manager (UFM) cables = {edge:,}." if manager_cables else "."),
+        f"Each leaf has {down} ports down and {uplinks} up (non-blocking; rounded so they spread evenly "
+        "over the spines).",
+        *clos.notes,
+    ]
+    return Topology(
+        kind=TopologyKind.rail_optimized, tiers=2, endpoints=endpoints, radix=k, rails=rails,
+        leaf_switches=leaves, spine_switches=clos.spines, core_switches=0, scalable_units=1,
+        cables=_cable_tiers(link_gbps, edge, clos.leaf_spine_cables),
+        bisection_gbps=endpoints * link_gbps / 2, notes=notes,
+    )
+
+
 def rail_optimized_capacity(
     rails: int = 8, radix: int = 64, nodes_per_su: int | None = None, reserved_endpoints: int = 1
 ) -> int:
@@ -297,9 +353,11 @@ def size_rail_optimized(
     (default 1) are kept for the fabric manager (UFM), which takes
     `fabric_manager_cables` leaf ports (4 in the H100 reference: 31 x 8 + 4 = 252;
     at most one per rail per reserved slot, so fewer on servers with fewer rails).
-    SUs = ceil((nodes + reserved) / nodes_per_su); a partly filled SU still gets all
-    its leaves and leaf-spine cables (NVIDIA: build the full SU, leave the node slots
-    empty), so switch counts depend on the SU count only.
+    SUs = ceil((nodes + reserved) / nodes_per_su); in a fabric of two or more SUs a
+    partly filled SU still gets all its leaves and leaf-spine cables (NVIDIA: build the
+    full SU, leave the node slots empty), so switch counts depend on the SU count only.
+    A cluster smaller than one SU is not built as an empty SU: see
+    `_smaller_than_one_su`.
 
     Above the leaves it is the same Clos as `size_fat_tree`:
     - two tiers while there are at most `radix` leaves (8 SU at 8 rails, radix 64):
@@ -328,6 +386,8 @@ def size_rail_optimized(
     # the manager plugs into the reserved slots' leaf ports, one per rail per slot at most
     manager_cables = min(fabric_manager_cables, reserved_endpoints * rails)
     sus = math.ceil((nodes + reserved_endpoints) / per_su)
+    if sus == 1 and nodes + reserved_endpoints < per_su:
+        return _smaller_than_one_su(nodes, rails, k, link_gbps, reserved_endpoints, manager_cables, per_su)
     leaves = rails * sus
     endpoints = nodes * rails
     clos = _clos_above_leaves(leaves, per_su, k)
