@@ -76,10 +76,29 @@ def answer(question: str) -> Answer | None:
 
 
 @cache
+def _cue_file() -> dict:
+    return yaml.safe_load((Path(__file__).parent / "cues.yaml").read_text())
+
+
+def _pattern(phrases: list[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I)
+
+
+@cache
 def _cues() -> dict[str, re.Pattern[str]]:
     """Phrases that mark a sizing request or a knowledge question (advisor/cues.yaml)."""
-    raw = yaml.safe_load((Path(__file__).parent / "cues.yaml").read_text())
-    return {name: re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I) for name, phrases in raw.items()}
+    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge")}
+
+
+@cache
+def _design_cues() -> dict[str, re.Pattern[str]]:
+    return {topic: _pattern(phrases) for topic, phrases in _cue_file()["design"].items()}
+
+
+def design_topics(question: str) -> list[str]:
+    """The figures of a recommendation a question asks for ("how many switches is that?"
+    -> ["switches"]), in the order of advisor/cues.yaml; empty for anything else."""
+    return [topic for topic, pattern in _design_cues().items() if pattern.search(question)]
 
 
 def classify(question: str, found: ProfileDraft, given: ProfileDraft | None) -> AskKind:

@@ -200,6 +200,21 @@ def test_a_question_carrying_a_complete_sizing_is_answered_with_a_recommendation
     assert [c for c in fake.calls if c[0] == "answer"] == []
 
 
+def test_a_question_about_a_figure_of_the_shown_design_is_answered_from_it(fake):
+    rec_id = shown(fake, TRAINING_128)
+    t = tracker(slots={**TRAINING_128, "recommendation_id": rec_id}, text="how many switches is that?",
+                intent="ask_knowledge")
+    _, dispatcher = run(knowledge.ActionAnswerKnowledge(), t)
+    text = reply(dispatcher)
+    assert text.startswith("For the design I recommended") and "**Switches:**" in text
+    assert [c for c in fake.calls if c[0] == "answer"] == []
+
+
+def test_the_same_question_without_a_design_goes_to_the_knowledge_base(fake):
+    _, dispatcher = run(knowledge.ActionAnswerKnowledge(), tracker(text="how many switches is that?", intent="ask_knowledge"))
+    assert [c[0] for c in fake.calls] == ["answer"]
+
+
 # ----------------------------------------------------------------- conversation
 
 

@@ -77,6 +77,28 @@ def topology_line(t: Topology) -> str:
     return f"{name}, {t.tiers} tier{'s' if t.tiers != 1 else ''}{extra}{su}"
 
 
+def design_answer(rec: Recommendation, topics: list[str]) -> str:
+    """The figures a follow-up question asks for ("how many switches is that?"), taken
+    from the recommendation shown, so the answer is about this design, not in general."""
+    f, t, perf = rec.fabric, rec.topology, rec.performance
+    lines = {
+        "switches": f"- **Switches:** {switches_line(t)}" + (f" ({f.switch_model})" if f.switch_model else ""),
+        "cables": f"- **Cables:** {cables_line(t)}",
+        "ports": f"- **Ports per server:** {ports_line(rec.ports_per_server)}",
+        "topology": f"- **Topology:** {topology_line(t)}",
+        "cost": f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)}"
+                f" _({rec.cost.basis})_",
+        "allreduce": (
+            f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation of "
+            f"{(perf.message_bytes or 0) / 1e9:g} GB ({'; '.join(perf.assumptions)})"
+            if perf.allreduce_ms is not None
+            else "- **All-reduce:** none between servers (inference)"
+        ),
+    }
+    wanted = [lines[topic] for topic in topics if topic in lines]
+    return "\n".join([f"For the design I recommended ({f.name}, {workload_line(rec)}):", *wanted])
+
+
 def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> str:
     """The summary a person reads: the design, its figures and the top reasons."""
     f, t, perf = rec.fabric, rec.topology, rec.performance

@@ -3,7 +3,8 @@
 A "question" that carries the details of a cluster ("how many ports for 64 H100s for
 training?") is really a sizing request: when the message set sizing details and the
 profile is complete, the answer is a recommendation (which includes ports, switches,
-cost...).
+cost...). Once a recommendation is on the table, a question about one of its figures
+("how many switches is that?", "what's the all-reduce time?") is answered from it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,13 @@ class ActionAnswerKnowledge(AdvisorAction):
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         if is_sizing_request(tracker):
             return recommend.recommend(dispatcher, tracker)
-        answer = service.answer(profile.latest_text(tracker))
+        question = profile.latest_text(tracker)
+        topics = service.design_topics(question)
+        shown = recommend.shown_recommendation(tracker) if topics else None
+        if shown is not None:  # "how many switches is that?" is about the design on the table
+            output.say(dispatcher, tracker, markdown.design_answer(shown, topics))
+            return []
+        answer = service.answer(question)
         if answer is None:
             output.say(dispatcher, tracker, replies.text("unknown_question"))
         else:
