@@ -19,7 +19,7 @@ What it reads (fields of rules.models.ProfileDraft):
 Numbers of other things ("400GbE", "8 rails", "64 ports", "16 TB", "2025", "50%") stay out.
 """
 
-from extraction.extractor import extract
+from extraction.extractor import extract, fabrics_named
 from extraction.models import Extraction, Span
 
-__all__ = ["Extraction", "Span", "extract"]
+__all__ = ["Extraction", "Span", "extract", "fabrics_named"]

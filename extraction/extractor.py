@@ -54,3 +54,13 @@ def _replacements() -> dict[int, str]:
 def warm_up() -> None:
     """Build the pipeline and the rule matcher now rather than on the first question."""
     extract("warm up: 8 DGX H100 for training, budget $1M")
+
+
+def fabrics_named(text: str) -> list[str]:
+    """The fabrics a text names, as preference values ("why not RoCE?" -> ["rocev2"]),
+    whether or not it wants them: for questions about the alternatives."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    doc = nlp()(text[:MAX_CHARS].translate(_replacements()))
+    found = [str(t._.get("fa_value")) for t in doc if t.ent_type_ in ("FABRIC_ETH", "FABRIC_IB")]
+    return list(dict.fromkeys(found))

@@ -155,6 +155,14 @@ def test_why_lists_every_fired_rule_of_the_shown_recommendation(fake):
     assert text.count("Source:") == 2
 
 
+def test_why_not_an_alternative_leads_with_what_that_alternative_would_mean(fake):
+    rec_id = shown(fake, TRAINING_128)
+    t = tracker(slots={**TRAINING_128, "recommendation_id": rec_id}, intent="explain", text="why not RoCE?")
+    text = reply(run(recommend.ActionExplain(), t)[1])
+    assert text.startswith("**Why not RoCEv2 over 400GbE?** cheaper, needs PFC/ECN tuning")
+    assert "90% of InfiniBand training throughput" in text and "`training-16plus-infiniband`" in text
+
+
 def test_why_without_a_recommendation_says_what_to_do(fake):
     _, dispatcher = run(recommend.ActionExplain(), tracker(intent="explain", text="why?"))
     assert "haven't recommended anything yet" in reply(dispatcher)

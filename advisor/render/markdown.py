@@ -137,9 +137,21 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
     return "\n".join(lines)
 
 
-def why_markdown(rec: Recommendation) -> str:
-    """Every rule that fired, in order, with its source."""
-    lines = [f"**Why {rec.fabric.name} with a {TOPOLOGY_NAMES[str(rec.topology.kind)]}:**", ""]
+def why_markdown(rec: Recommendation, why_not: list[str] | None = None) -> str:
+    """Every rule that fired, in order, with its source; led, for "why not RoCE?", by
+    what the named alternatives would have meant (`why_not`: fabric families or
+    technologies the question names)."""
+    lines = []
+    for alt in rec.alternatives:
+        if any(str(alt.technology).startswith(name) for name in why_not or []):
+            lines += [
+                f"**Why not {alt.name}?** {alt.trade_off} Network cost "
+                f"{cost_range(alt.network_usd_low, alt.network_usd_high)} against "
+                f"{cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)} for {rec.fabric.name}; "
+                f"{alt.relative_training_throughput:.0%} of InfiniBand training throughput.",
+                "",
+            ]
+    lines += [f"**Why {rec.fabric.name} with a {TOPOLOGY_NAMES[str(rec.topology.kind)]}:**", ""]
     lines += [
         f"{i}. `{r.rule_id}`: {r.statement}  \n   _Source: {r.source}_" for i, r in enumerate(rec.explanation, 1)
     ]

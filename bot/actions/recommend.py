@@ -14,6 +14,7 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 
+import extraction
 from advisor import service
 from advisor.render import markdown
 from bot.actions import output, profile, replies
@@ -110,7 +111,8 @@ class ActionExplain(AdvisorAction):
         if rec is None:
             output.say(dispatcher, tracker, replies.text("no_recommendation"))
             return []
-        output.say(dispatcher, tracker, markdown.why_markdown(rec))
+        why_not = extraction.fabrics_named(profile.latest_text(tracker))  # "why not RoCE?"
+        output.say(dispatcher, tracker, markdown.why_markdown(rec, why_not))
         return remember(tracker, rec)
 
 
