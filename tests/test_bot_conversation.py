@@ -150,6 +150,14 @@ def test_why_lists_the_fired_rules_with_sources(chat):
     assert "`" in reply  # rule ids
 
 
+def test_follow_up_questions_are_about_the_design_on_the_table(chat):
+    chat.say("We will pretrain a 70B model on 128 H100s, what network do we need?")
+    reply = chat.say("how many switches is that?")
+    assert reply.startswith("For the design I recommended") and "Switches:" in reply
+    reply = chat.say("why not RoCE?")
+    assert reply.startswith("**Why not RoCEv2")
+
+
 def test_compare_shows_the_candidates_side_by_side(chat):
     chat.say("We will pretrain a 70B model on 128 H100s, what network do we need?")
     reply = chat.say("compare the options")
