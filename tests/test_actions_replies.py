@@ -105,6 +105,7 @@ def test_an_impossible_profile_is_explained_not_raised(fake):
     assert events == []
     [text] = texts(dispatcher)
     assert "don't add up" in text and "16 nodes" in text and "Traceback" not in text
+    assert "node_count" not in text and "gpu_count" not in text  # said in the customer's words
 
 
 def test_a_failing_service_gives_a_polite_reply(fake, monkeypatch):

@@ -6,6 +6,8 @@ Lists rather than tables, because chat widgets render lists reliably and tables 
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
 
 from advisor.models import Answer
@@ -222,6 +224,23 @@ def clarification_markdown(missing: list[str]) -> str:
     return "To size the network I still need:\n" + "\n".join(f"- {a}" for a in asks)
 
 
+# the contract's field names as a person says them, for messages shown in chat
+PLAIN_FIELDS = {
+    "gpus_per_node": "GPUs per server",
+    "gpu_count": "GPU count",
+    "node_count": "server count",
+    "model_params_b": "model size (billions of parameters)",
+    "budget_usd": "budget (USD)",
+    "gpu_model": "GPU model",
+}
+_FIELD_NAME = re.compile(r"\b(" + "|".join(PLAIN_FIELDS) + r")\b")
+
+
+def plain_fields(text: str) -> str:
+    """'gpu_count: 100 is not node_count x gpus_per_node' in words a customer uses."""
+    return _FIELD_NAME.sub(lambda m: PLAIN_FIELDS[m.group(1)], text)
+
+
 def invalid_profile_markdown(error: ValidationError) -> str:
-    problems = "\n".join(f"- {e['msg'].removeprefix('Value error, ')}" for e in error.errors())
+    problems = "\n".join(f"- {plain_fields(e['msg'].removeprefix('Value error, '))}" for e in error.errors())
     return f"Those details don't add up yet:\n{problems}"
