@@ -131,7 +131,8 @@ def ask(question: str, profile: ProfileDraft | None = None) -> AskResult:
 def _ask(question: str, profile_json: str | None) -> AskResult:
     """`ask`, remembered per question and profile: the answer depends on nothing else."""
     profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
-    found = extract(question).profile
+    extraction = extract(question)
+    found = extraction.profile
     merged = (profile or ProfileDraft()).merged(found)
     kind = classify(question, found, profile)
 
@@ -149,11 +150,12 @@ def _ask(question: str, profile_json: str | None) -> AskResult:
 
     missing = merged.missing()
     if missing:
+        unusable = markdown.rejected_markdown([(r.field, r.text) for r in extraction.rejected])
         return AskResult(
             kind=AskKind.clarification,
             profile=merged,
             missing=missing,
-            reply=markdown.clarification_markdown(missing),
+            reply="\n\n".join(filter(None, [unusable, markdown.clarification_markdown(missing)])),
         )
     try:
         complete = WorkloadProfile.model_validate(merged.model_dump(exclude_none=True))

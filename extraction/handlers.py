@@ -30,6 +30,7 @@ SIZE_LIMITS: dict[str, tuple[int, int]] = {
     "racks": (1, 100_000),
     "nodes_per_rack": (1, 256),
 }
+SPAN_FIELDS = ("gpu_count", "node_count", "gpus_per_node")  # sizes a person is told about when unusable
 MAX_PARAMS_B = 1_000_000
 MAX_BUDGET_USD = 1e12
 MIN_BUDGET_USD = 1_000  # "$500" is not a cluster budget
@@ -170,9 +171,10 @@ def read_size(match: Match) -> Reading | None:
             value = _value(match.doc, index)
             if role not in plausible and _count(value, contract) is None:
                 # "100 GPUs per node" is out of range, not a total of 100: keep the number from
-                # every other reading and give nothing
+                # every other reading, give nothing, and say what could not be used
                 return Reading(match.rule["name"], "ignore", match.start, match.end, {}, {},
-                               _claims("quantity", match.role_tokens(role)))
+                               _claims("quantity", match.role_tokens(role)),
+                               rejected={role: (match.start, match.end)} if role in SPAN_FIELDS else {})
             count = _count(value, plausible.get(role, contract))
             if count is None:  # implausible for this phrasing: another reading may fit
                 return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from spacy.attrs import ENT_TYPE, LOWER
 from spacy.matcher import Matcher
 from spacy.tokens import Doc
 
@@ -41,7 +42,8 @@ class Reading:
     `values` maps ProfileDraft fields to values; `sources` maps each field to the token
     range that gave it; `claims` are the (namespace, token) pairs no other reading may
     use; `kind` is the handler's name; `weak` marks values that count only when nothing
-    stronger is said.
+    stronger is said; `rejected` maps a field to the token range of a value stated for
+    it but out of range ("0 GPUs").
     """
 
     rule: str
@@ -52,6 +54,7 @@ class Reading:
     sources: dict[str, tuple[int, int]]
     claims: frozenset[tuple[str, int]] = field(default_factory=frozenset)
     weak: bool = False
+    rejected: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,20 @@ class RuleSet:
     gates_by_label: dict[str, frozenset[int]]
 
     def open_gates(self, doc: Doc) -> set[int]:
-        """The gates a document opens: those with one of its words or entity labels."""
+        """The gates a document opens: those with one of its words or entity labels.
+
+        Read from the document's arrays of string hashes: making a Token object per word
+        costs more than the lookups themselves."""
         opened: set[int] = set()
-        for token in doc:
-            opened.update(self.gates_by_word.get(token.lower_, ()))
-            if token.ent_type:
-                opened.update(self.gates_by_label.get(token.ent_type_, ()))
+        strings = doc.vocab.strings
+        for lower, ent_type in set(map(tuple, doc.to_array([LOWER, ENT_TYPE]).tolist())):
+            gates = self.gates_by_word.get(strings[lower])
+            if gates:
+                opened.update(gates)
+            if ent_type:
+                gates = self.gates_by_label.get(strings[ent_type])
+                if gates:
+                    opened.update(gates)
         return opened
 
 
@@ -168,6 +179,9 @@ def read(doc: Doc) -> list[Reading]:
         order[compiled.rule["name"]] = position
         if not any(need <= opened for need in compiled.needs):
             continue
+        fallback_for = compiled.rule.get("fallback_for")
+        if fallback_for and any(fallback_for in reading.values for reading in readings):
+            continue  # only when nothing exact gave the field (typing slips)
         handle = HANDLERS[compiled.rule["handler"]]
         if not compiled.has_roles:  # cue and flag rules: the span is all they need
             matches = ((key_id, start, end, ()) for key_id, start, end in compiled.matcher(doc))

@@ -29,6 +29,11 @@ class Extraction(BaseModel):
 
     profile: ProfileDraft = Field(default_factory=ProfileDraft, description="What the question states.")
     spans: list[Span] = Field(default_factory=list, description="Where each value came from, in text order.")
+    rejected: list[Span] = Field(
+        default_factory=list,
+        description="Sizes the question states that are outside the allowed range (\"0 GPUs\", "
+        "\"5 million GPUs\"); not used, so the person can be told why.",
+    )
 
     def spans_for(self, field: str) -> list[Span]:
         """The spans that produced `field` (empty when the field was not found)."""

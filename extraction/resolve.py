@@ -123,7 +123,14 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
             first, last = doc[start].idx, doc[start:end].end_char
             spans.append(Span(field=field, text=original[first:last], start=first, end=last))
     spans.sort(key=lambda span: (span.start, span.end, span.field))
-    return Extraction(profile=profile, spans=spans)
+    rejected = [
+        Span(field=name, text=original[doc[start].idx : doc[start:end].end_char], start=doc[start].idx,
+             end=doc[start:end].end_char)
+        for reading in readings
+        for name, (start, end) in reading.rejected.items()
+        if name not in kept
+    ]
+    return Extraction(profile=profile, spans=spans, rejected=rejected)
 
 
 def _complete_size(decisions: dict[str, Decision]) -> None:

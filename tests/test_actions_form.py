@@ -35,6 +35,15 @@ def test_activation_asks_the_first_missing_detail_with_buttons():
     assert [b["title"] for b in message["buttons"]] == ["Training", "Inference", "Both"]
 
 
+def test_activation_says_why_an_impossible_size_is_not_used_then_asks():
+    events, dispatcher = run(tracker(slots={"workload": "training"}, text="training on 0 GPUs",
+                                     intent="ask_recommendation"))
+    assert slots_of(events) == {"requested_slot": "gpu_count"}
+    unusable, question = texts(dispatcher)
+    assert unusable == 'I can\'t size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.'
+    assert "How many GPUs" in question
+
+
 def test_activation_with_everything_known_finishes_at_once():
     events, dispatcher = run(tracker(slots={"workload": "training", "gpu_count": 128}))
     assert slots_of(events) == {"requested_slot": None}

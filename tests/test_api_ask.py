@@ -49,6 +49,12 @@ def test_too_little_gets_a_clarification_naming_what_is_missing(client: httpx.Cl
     assert result["recommendation"] is None and result["reply"]
 
 
+def test_a_size_out_of_range_is_named_in_the_clarification(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "we are training on 5 million GPUs")
+    assert result["kind"] == "clarification" and result["missing"] == ["gpu_count"]
+    assert result["reply"].startswith('I can\'t size "5 million GPUs": a cluster has 1 to 1,000,000 GPUs.')
+
+
 def test_the_given_profile_is_merged_with_the_question(client: httpx.Client) -> None:  # noqa: F811
     first = ask(client, "we need a network for 256 H100s")
     assert first["kind"] == "clarification" and first["missing"] == ["workload"]

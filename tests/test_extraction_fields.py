@@ -291,3 +291,10 @@ def test_a_reply_that_is_not_one_usable_count_gives_no_count(text):
 def test_a_hypothetical_states_a_flag_and_a_bare_question_does_not():
     assert extract("what if the budget is tight?").profile.cost_sensitive is True
     assert extract("Budget tight? Not really, performance first.").profile.cost_sensitive is False
+
+
+def test_a_size_out_of_range_is_reported_as_rejected_not_used():
+    result = extract("training on 0 GPUs, 100 GPUs per node")
+    assert result.profile.gpu_count is None and result.profile.gpus_per_node is None
+    assert [(r.field, r.text) for r in result.rejected] == [("gpu_count", "0 GPUs"), ("gpus_per_node", "100 GPUs per node")]
+    assert extract("128 GPUs").rejected == []

@@ -219,6 +219,20 @@ def answer_markdown(answer: Answer) -> str:
             f"The closest entry I have:\n\n{entry}")
 
 
+# why a stated size could not be used (extraction's `rejected`), in the customer's words
+SIZE_LIMITS = {
+    "gpu_count": "a cluster has 1 to 1,000,000 GPUs",
+    "node_count": "a cluster has 1 to 1,000,000 servers",
+    "gpus_per_node": "a server has 1 to 72 GPUs",
+}
+
+
+def rejected_markdown(rejected: list[tuple[str, str]]) -> str:
+    """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each (field, text)."""
+    return "\n".join(f'I can\'t size "{text}": {SIZE_LIMITS.get(field, "that is out of range")}.'
+                     for field, text in rejected)
+
+
 def clarification_markdown(missing: list[str]) -> str:
     asks = [QUESTIONS.get(name, f"What is the {name.replace('_', ' ')}?") for name in missing]
     return "To size the network I still need:\n" + "\n".join(f"- {a}" for a in asks)

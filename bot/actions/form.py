@@ -27,6 +27,7 @@ from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
 import extraction
+from advisor.render import markdown
 from bot.actions import output, profile, replies
 from rules.models import ProfileDraft
 
@@ -83,10 +84,22 @@ class ValidateSizingForm(FormValidationAction):
 
         missing = draft.missing()
         next_slot = missing[0] if missing else None
+        if next_slot and not events:
+            # the form's first question: say first why a size the message gave is not used
+            self._explain_unusable_sizes(dispatcher, tracker)
         if next_slot:
             output.say(dispatcher, tracker, **replies.question(next_slot))
         events.append(SlotSet(REQUESTED_SLOT, next_slot))
         return events
+
+    @staticmethod
+    def _explain_unusable_sizes(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
+        """"training on 0 GPUs": say why 0 is not taken, rather than just asking again."""
+        if profile.answered_since_user(tracker):
+            return  # the message was answered already (an interruption); it was not about sizes
+        rejected = extraction.extract(profile.latest_text(tracker)).rejected
+        if rejected:
+            output.say(dispatcher, tracker, markdown.rejected_markdown([(r.field, r.text) for r in rejected]))
 
     def _is_answer_turn(self, tracker: Tracker, requested: str | None) -> bool:
         """The form asked `requested` and the latest message is the reply to it (not the
