@@ -9,6 +9,7 @@ longest match wins.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -59,10 +60,13 @@ class Reading:
 
 @dataclass(frozen=True)
 class Gate:
-    """Words or entity labels of which a document must contain one (one required token)."""
+    """Words, entity labels or word shapes of which a document must contain one (one
+    required token). A shape is (first letter, length): the words a typing-slip pattern
+    ("training" give or take a letter, starting with "t") can match."""
 
     words: frozenset[str] = frozenset()
     labels: frozenset[str] = frozenset()
+    shapes: frozenset[tuple[str, int]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ class RuleSet:
     rules: tuple[CompiledRule, ...]
     gates_by_word: dict[str, frozenset[int]]
     gates_by_label: dict[str, frozenset[int]]
+    gates_by_shape: dict[tuple[str, int], frozenset[int]]
 
     def open_gates(self, doc: Doc) -> set[int]:
         """The gates a document opens: those with one of its words or entity labels.
@@ -88,7 +93,11 @@ class RuleSet:
         opened: set[int] = set()
         strings = doc.vocab.strings
         for lower, ent_type in set(map(tuple, doc.to_array([LOWER, ENT_TYPE]).tolist())):
-            gates = self.gates_by_word.get(strings[lower])
+            word = strings[lower]
+            gates = self.gates_by_word.get(word)
+            if gates:
+                opened.update(gates)
+            gates = self.gates_by_shape.get((word[:1], len(word)))
             if gates:
                 opened.update(gates)
             if ent_type:
@@ -123,15 +132,19 @@ def rule_set() -> RuleSet:
         compiled.append(CompiledRule(rule, matcher, patterns, tuple(needs), has_roles))
     by_word: dict[str, set[int]] = {}
     by_label: dict[str, set[int]] = {}
+    by_shape: dict[tuple[str, int], set[int]] = {}
     for gate, number in gates.items():
         for word in gate.words:
             by_word.setdefault(word, set()).add(number)
         for label in gate.labels:
             by_label.setdefault(label, set()).add(number)
+        for shape in gate.shapes:
+            by_shape.setdefault(shape, set()).add(number)
     return RuleSet(
         tuple(compiled),
         {word: frozenset(ids) for word, ids in by_word.items()},
         {label: frozenset(ids) for label, ids in by_label.items()},
+        {shape: frozenset(ids) for shape, ids in by_shape.items()},
     )
 
 
@@ -153,8 +166,19 @@ def _required(pattern: Pattern) -> list[Gate]:
     return required
 
 
+_FUZZY = re.compile(r"^FUZZY(\d)$")
+_FIRST_LETTER = re.compile(r"^\^([a-z])$")
+
+
 def _spec_gate(spec: dict[str, Any]) -> Gate | None:
     lower = spec.get("LOWER")
+    if isinstance(lower, dict):
+        fuzzy = [(int(m[1]), value) for key, value in lower.items() if (m := _FUZZY.match(key))]
+        first = _FIRST_LETTER.match(str(lower.get("REGEX", "")))
+        if fuzzy and first:  # a typing slip of a word that keeps its first letter
+            edits, word = fuzzy[0]
+            lengths = range(max(1, len(word) - edits), len(word) + edits + 1)
+            return Gate(shapes=frozenset((first[1], n) for n in lengths))
     if isinstance(lower, str):
         return Gate(words=frozenset({lower}))
     if isinstance(lower, dict) and "IN" in lower:
