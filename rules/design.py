@@ -141,16 +141,20 @@ def _size(
     to Dragonfly+, when no three-tier fabric of the first switch holds the cluster."""
     switches = _switches_for(technology, link_gbps)
     endpoints = _edge_ports(facts)
+    small = _smallest_single_switch(technology, link_gbps, endpoints)
+    if small is not None and kind != TopologyKind.dragonfly_plus:
+        topology = _one_kind(kind, technology, small.radix_at(link_gbps), link_gbps, endpoints, profile)
+        if topology.tiers == 1:
+            topology.notes.append(
+                f"{endpoints:,} ports fit one {small.name} ({small.radix_at(link_gbps)} ports at {link_gbps} Gb/s), "
+                f"so the fabric uses it rather than the larger {switches[0].name}."
+            )
+            return topology, small, topology.notes
     last_error: sizing.FabricTooLarge | None = None
     for switch in switches:
         radix = switch.radix_at(link_gbps)
         try:
-            if kind == TopologyKind.rail_optimized:
-                topology = _rail_fabric(technology, profile.node_count, profile.gpus_per_node, radix, link_gbps)
-            elif kind == TopologyKind.dragonfly_plus:
-                topology = sizing.size_dragonfly_plus(endpoints, radix, link_gbps)
-            else:
-                topology = sizing.size_fat_tree(endpoints, radix, link_gbps)
+            topology = _one_kind(kind, technology, radix, link_gbps, endpoints, profile)
         except sizing.FabricTooLarge as exc:
             last_error = exc
             continue
@@ -166,6 +170,28 @@ def _size(
         topology.notes.append(f"No three-tier fat-tree holds {endpoints:,} ports ({last_error}); Dragonfly+ does.")
         return topology, switches[-1], topology.notes
     raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
+
+
+def _one_kind(
+    kind: TopologyKind, technology: Technology, radix: int, link_gbps: int, endpoints: int, profile: WorkloadProfile
+) -> Topology:
+    """The topology of `kind` with switches of `radix` ports."""
+    if kind == TopologyKind.rail_optimized:
+        return _rail_fabric(technology, profile.node_count, profile.gpus_per_node, radix, link_gbps)
+    if kind == TopologyKind.dragonfly_plus:
+        return sizing.size_dragonfly_plus(endpoints, radix, link_gbps)
+    return sizing.size_fat_tree(endpoints, radix, link_gbps)
+
+
+def _smallest_single_switch(technology: Technology, link_gbps: int, endpoints: int) -> catalogue.Switch | None:
+    """A smaller switch of the family that holds every port on its own, if there is one: a
+    4-server inference fabric does not need a 128-port switch (nor its price)."""
+    first = catalogue.switch_for(str(technology), link_gbps)
+    fits = [
+        s for s in catalogue.switches()
+        if s.fabric == first.fabric and endpoints <= s.radix_at(link_gbps) < first.radix_at(link_gbps)
+    ]
+    return min(fits, key=lambda s: s.radix_at(link_gbps)) if fits else None
 
 
 def _rail_fabric(technology: str, nodes: int, rails: int, radix: int, link_gbps: int) -> Topology:

@@ -197,3 +197,19 @@ def test_the_allreduce_estimate_is_hierarchical_and_states_its_assumptions():
     assert one_node.performance.allreduce_ms < many.performance.allreduce_ms
     assert many.performance.message_bytes == 140_000_000_000
     assert any("ring" in a.lower() for a in many.performance.assumptions)
+
+
+def test_a_fabric_that_fits_one_small_switch_gets_that_switch_and_its_price():
+    rec = advise(workload="inference", gpu_count=32, gpu_model="H100")
+    assert rec.fabric.technology == "ethernet"
+    assert rec.topology.tiers == 1 and rec.fabric.switch_radix < 128  # not a 128-port SN5600 for 8 ports
+    ib = next(a for a in rec.alternatives if a.technology.startswith("infiniband"))
+    assert rec.cost.network_usd_high < ib.network_usd_low  # InfiniBand stays the dearer fabric
+
+
+def test_roce_costs_about_ten_percent_more_than_ethernet_at_every_size():
+    for gpus in (128, 256, 1024, 4096):
+        rec = advise(workload="training", gpu_count=gpus, gpu_model="H100", prefer="rocev2")
+        ethernet = next(a for a in rec.alternatives if a.technology == "ethernet")
+        ratio = rec.cost.network_usd_low / ethernet.network_usd_low
+        assert 1.0 <= ratio <= 1.5, (gpus, ratio)
