@@ -150,7 +150,7 @@ def _ask(question: str, profile_json: str | None) -> AskResult:
 
     missing = merged.missing()
     if missing:
-        unusable = markdown.rejected_markdown([(r.field, r.text) for r in extraction.rejected])
+        unusable = markdown.rejected_markdown(extraction.rejected)
         return AskResult(
             kind=AskKind.clarification,
             profile=merged,

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 from spacy.tokens import Doc
 
-from extraction.handlers import SIZE_LIMITS, _count
+from extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count
 from extraction.matching import Reading
 from extraction.pipeline import VALUE
-
-ANSWERABLE = ("gpu_count", "node_count", "gpus_per_node")
-SIZE_FIELDS = frozenset(ANSWERABLE)
 
 
 def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list[Reading]:
     """A reading giving `expecting` the reply's one unclaimed whole number, if there is
     exactly one and no pattern already read a size ("128", "we have 128", "about 200")."""
-    if expecting not in ANSWERABLE or any(SIZE_FIELDS & reading.values.keys() for reading in readings):
+    if expecting not in COUNT_FIELDS or any(reading.values.keys() & set(COUNT_FIELDS) for reading in readings):
         return []
     claimed = {index for reading in readings for namespace, index in reading.claims if namespace == "quantity"}
     numbers = [token for token in doc if token.ent_type_ == "NUM" and token.i not in claimed]

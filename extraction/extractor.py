@@ -8,7 +8,7 @@ from functools import lru_cache
 from extraction.answers import lone_count
 from extraction.matching import read
 from extraction.models import Extraction
-from extraction.pipeline import nlp
+from extraction.pipeline import VALUE, nlp
 from extraction.resolve import resolve
 from extraction.resources import load
 
@@ -62,5 +62,5 @@ def fabrics_named(text: str) -> list[str]:
     if not isinstance(text, str) or not text.strip():
         return []
     doc = nlp()(text[:MAX_CHARS].translate(_replacements()))
-    found = [str(t._.get("fa_value")) for t in doc if t.ent_type_ in ("FABRIC_ETH", "FABRIC_IB")]
+    found = [str(t._.get(VALUE)) for t in doc if t.ent_type_ in ("FABRIC_ETH", "FABRIC_IB")]
     return list(dict.fromkeys(found))

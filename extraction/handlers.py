@@ -18,7 +18,7 @@ from extraction.matching import Match, Reading
 from extraction.pipeline import SCALE, VALUE
 from extraction.resources import load
 from extraction.systems import system_shape
-from rules.models import MAX_GPUS
+from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE
 
 Handler = Callable[[Match], Reading | None]
 HANDLERS: dict[str, Handler] = {}
@@ -26,11 +26,11 @@ HANDLERS: dict[str, Handler] = {}
 SIZE_LIMITS: dict[str, tuple[int, int]] = {
     "gpu_count": (1, MAX_GPUS),
     "node_count": (1, MAX_GPUS),
-    "gpus_per_node": (1, 72),
+    "gpus_per_node": (1, MAX_GPUS_PER_NODE),
     "racks": (1, 100_000),
     "nodes_per_rack": (1, 256),
 }
-SPAN_FIELDS = ("gpu_count", "node_count", "gpus_per_node")  # sizes a person is told about when unusable
+COUNT_FIELDS = ("gpu_count", "node_count", "gpus_per_node")  # the cluster's size, as ProfileDraft has it
 MAX_PARAMS_B = 1_000_000
 MAX_BUDGET_USD = 1e12
 MIN_BUDGET_USD = 1_000  # "$500" is not a cluster budget
@@ -174,7 +174,7 @@ def read_size(match: Match) -> Reading | None:
                 # every other reading, give nothing, and say what could not be used
                 return Reading(match.rule["name"], "ignore", match.start, match.end, {}, {},
                                _claims("quantity", match.role_tokens(role)),
-                               rejected={role: (match.start, match.end)} if role in SPAN_FIELDS else {})
+                               rejected={role: (match.start, match.end)} if role in COUNT_FIELDS else {})
             count = _count(value, plausible.get(role, contract))
             if count is None:  # implausible for this phrasing: another reading may fit
                 return None

@@ -49,8 +49,7 @@ def nlp() -> Language:
 def absorb_gpu_variants(doc: Doc) -> Doc:
     """A GPU name followed by its memory size ("A100-80GB", "H100 SXM5 80GB SXM") becomes
     one GPU entity, so "4x A100-80GB per node" reads like "4x A100 per node"."""
-    gpu = load("entities")["gpu"]
-    units, after = set(gpu["memory_units"]), set(gpu["after_memory"])
+    units, after = _gpu_variant_words()
     ents = list(doc.ents)
     grown: list[Span] = []
     changed = False
@@ -78,6 +77,13 @@ def absorb_gpu_variants(doc: Doc) -> Doc:
     if changed:
         doc.ents = grown
     return doc
+
+
+@lru_cache(maxsize=1)
+def _gpu_variant_words() -> tuple[frozenset[str], frozenset[str]]:
+    """Memory units, and variant words that may follow them (data/entities.yaml, gpu)."""
+    gpu = load("entities")["gpu"]
+    return frozenset(gpu["memory_units"]), frozenset(gpu["after_memory"])
 
 
 @Language.component("fabric_merge_entities")

@@ -186,12 +186,8 @@ def _one_kind(
 def _smallest_single_switch(technology: Technology, link_gbps: int, endpoints: int) -> catalogue.Switch | None:
     """A smaller switch of the family that holds every port on its own, if there is one: a
     4-server inference fabric does not need a 128-port switch (nor its price)."""
-    first = catalogue.switch_for(str(technology), link_gbps)
-    fits = [
-        s for s in catalogue.switches()
-        if s.fabric == first.fabric and endpoints <= s.radix_at(link_gbps) < first.radix_at(link_gbps)
-    ]
-    return min(fits, key=lambda s: s.radix_at(link_gbps)) if fits else None
+    smaller = _family_switches(technology, link_gbps)[0]
+    return next((s for s in smaller if endpoints <= s.radix_at(link_gbps)), None)
 
 
 def _rail_fabric(technology: str, nodes: int, rails: int, radix: int, link_gbps: int) -> Topology:
@@ -204,18 +200,25 @@ def _rail_fabric(technology: str, nodes: int, rails: int, radix: int, link_gbps:
 
 
 @cache
-def _switches_for(technology: Technology, link_gbps: int) -> tuple[catalogue.Switch, ...]:
-    """The family's switch first, then same-fabric switches of higher radix at that speed."""
+def _family_switches(
+    technology: Technology, link_gbps: int
+) -> tuple[tuple[catalogue.Switch, ...], tuple[catalogue.Switch, ...]]:
+    """The family's switches at that speed, each side of its default one, by radix:
+    (smaller ones, smallest first; the default, then the bigger ones)."""
     first = catalogue.switch_for(str(technology), link_gbps)
-    bigger = sorted(
-        (
-            s
-            for s in catalogue.switches()
-            if s.fabric == first.fabric and s.model != first.model and s.radix_at(link_gbps) > first.radix_at(link_gbps)
-        ),
+    default = first.radix_at(link_gbps)
+    others = sorted(
+        (s for s in catalogue.switches() if s.fabric == first.fabric and s.model != first.model),
         key=lambda s: s.radix_at(link_gbps),
     )
-    return (first, *bigger)
+    smaller = tuple(s for s in others if 0 < s.radix_at(link_gbps) < default)
+    bigger = tuple(s for s in others if s.radix_at(link_gbps) > default)
+    return smaller, (first, *bigger)
+
+
+def _switches_for(technology: Technology, link_gbps: int) -> tuple[catalogue.Switch, ...]:
+    """The family's switch first, then same-fabric switches of higher radix at that speed."""
+    return _family_switches(technology, link_gbps)[1]
 
 
 @cache

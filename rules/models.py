@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MAX_GPUS = 1_000_000
+MAX_GPUS_PER_NODE = 72  # GB200/GB300 NVL72: the largest NVLink domain sold as one system
 
 
 class Workload(StrEnum):
@@ -75,7 +76,7 @@ _PROFILE_FIELDS = dict(
     ),
     gpu_count=(f"Total GPUs in the cluster, 1 to {MAX_GPUS:,}.", 128),
     gpus_per_node=(
-        "GPUs per server, 1 to 72. Defaults to the server's (8 for DGX/HGX), else 8.",
+        f"GPUs per server, 1 to {MAX_GPUS_PER_NODE}. Defaults to the server's (8 for DGX/HGX), else 8.",
         8,
     ),
     node_count=("Number of GPU servers, 1 or more.", 16),
@@ -102,7 +103,7 @@ class ProfileDraft(_Model):
 
     workload: Workload | None = _field("workload")
     gpu_count: int | None = _field("gpu_count", ge=1, le=MAX_GPUS)
-    gpus_per_node: int | None = _field("gpus_per_node", ge=1, le=72)
+    gpus_per_node: int | None = _field("gpus_per_node", ge=1, le=MAX_GPUS_PER_NODE)
     node_count: int | None = _field("node_count", ge=1, le=MAX_GPUS)
     gpu_model: str | None = _field("gpu_model", min_length=1, max_length=40)
     model_params_b: float | None = _field("model_params_b", gt=0, le=1_000_000)
@@ -181,10 +182,10 @@ class WorkloadProfile(ProfileDraft):
                         f"{self.node_count} nodes; give gpus_per_node or a multiple of node_count"
                     )
                 gpn = self.gpu_count // self.node_count
-                if gpn > 72:
+                if gpn > MAX_GPUS_PER_NODE:
                     raise ValueError(
                         f"gpus_per_node: {self.gpu_count} GPUs on {self.node_count} nodes is "
-                        f"{gpn} per node; the allowed range is 1 to 72"
+                        f"{gpn} per node; the allowed range is 1 to {MAX_GPUS_PER_NODE}"
                     )
                 self.gpus_per_node = gpn
             elif not (self.node_count - 1) * gpn < self.gpu_count <= self.node_count * gpn:

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from advisor.models import Answer
 from rules.facts import usd
-from rules.models import Port, Recommendation, Topology
+from extraction.models import Span
+from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE, Port, Recommendation, Topology
 
 QUESTIONS = {
     "workload": "What will the cluster run: **training**, **inference**, or **both**?",
@@ -221,16 +222,16 @@ def answer_markdown(answer: Answer) -> str:
 
 # why a stated size could not be used (extraction's `rejected`), in the customer's words
 SIZE_LIMITS = {
-    "gpu_count": "a cluster has 1 to 1,000,000 GPUs",
-    "node_count": "a cluster has 1 to 1,000,000 servers",
-    "gpus_per_node": "a server has 1 to 72 GPUs",
+    "gpu_count": f"a cluster has 1 to {MAX_GPUS:,} GPUs",
+    "node_count": f"a cluster has 1 to {MAX_GPUS:,} servers",
+    "gpus_per_node": f"a server has 1 to {MAX_GPUS_PER_NODE} GPUs",
 }
 
 
-def rejected_markdown(rejected: list[tuple[str, str]]) -> str:
-    """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each (field, text)."""
-    return "\n".join(f'I can\'t size "{text}": {SIZE_LIMITS.get(field, "that is out of range")}.'
-                     for field, text in rejected)
+def rejected_markdown(rejected: list[Span]) -> str:
+    """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each rejected span."""
+    return "\n".join(f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.'
+                     for span in rejected)
 
 
 def clarification_markdown(missing: list[str]) -> str:

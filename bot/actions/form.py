@@ -99,7 +99,7 @@ class ValidateSizingForm(FormValidationAction):
             return  # the message was answered already (an interruption); it was not about sizes
         rejected = extraction.extract(profile.latest_text(tracker)).rejected
         if rejected:
-            output.say(dispatcher, tracker, markdown.rejected_markdown([(r.field, r.text) for r in rejected]))
+            output.say(dispatcher, tracker, markdown.rejected_markdown(rejected))
 
     def _is_answer_turn(self, tracker: Tracker, requested: str | None) -> bool:
         """The form asked `requested` and the latest message is the reply to it (not the
