@@ -6,6 +6,11 @@ The POST bodies are thousands of distinct profiles and questions, sent in turn, 
 figures are those of the work itself; one more line per endpoint repeats a single body,
 which shows what the cache of answers is worth to a question asked again.
 
+A second, bare server measured in the same run (bench/floor_app.py: the same FastAPI
+validating the same body and returning a stored recommendation's bytes, no work) gives
+the framework's own floor, and with it the microseconds per request the target leaves
+for the work, printed beside what the work takes.
+
 The load comes from a separate process so it does not share the server's interpreter:
 `wrk` when installed (apt-get install wrk), else a small asyncio load generator started
 as `python -m bench.api --load ...`. Both keep 16 keep-alive connections busy for a
@@ -87,13 +92,17 @@ class Scenario:
     bodies: list[dict]
 
 
+HEALTHZ = Scenario("GET /healthz", "GET", "/healthz", [])
+DISTINCT_PROFILES = Scenario("POST /v1/recommendations (distinct profiles)", "POST", "/v1/recommendations",
+                             profiles(DISTINCT))
 SCENARIOS = [
-    Scenario("GET /healthz", "GET", "/healthz", []),
-    Scenario("POST /v1/recommendations (distinct profiles)", "POST", "/v1/recommendations", profiles(DISTINCT)),
+    HEALTHZ,
+    DISTINCT_PROFILES,
     Scenario("POST /v1/recommendations (one profile repeated)", "POST", "/v1/recommendations", profiles(1)),
     Scenario("POST /v1/ask (recommendation/answer/clarification mix)", "POST", "/v1/ask", questions(DISTINCT)),
     Scenario("POST /v1/ask (one question repeated)", "POST", "/v1/ask", questions(1)),
 ]
+FLOOR_SCENARIOS = [HEALTHZ, DISTINCT_PROFILES]
 
 
 @dataclass
@@ -108,25 +117,15 @@ class Figures:
 
 
 def run() -> list[str]:
-    """Start the API, load each scenario in turn, and describe the figures."""
-    from tests.servers import free_port, running  # the same start/stop as the e2e tests
-
-    with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
-        env = {"FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"), "FABRIC_ADVISOR_API_KEY": ""}
-        port = free_port()
-        command = [PYTHON, "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port),
-                   "--workers", "1", "--no-access-log", "--log-level", "warning"]
-        with running(command, port=port, health_path="/healthz", env=env) as server:
-            _warm(server.url)
-            results = [(s, measure(server.url, s)) for s in SCENARIOS]
+    """Load each scenario in turn on the API, then on the bare floor app, and describe
+    the figures."""
+    results = _serve("api.app:app", SCENARIOS)
+    floor = _serve("bench.floor_app:app", FLOOR_SCENARIOS)
 
     baseline = results[0][1]
     lines = []
     for scenario, figures in results:
-        line = (f"{scenario.name}: {figures.rps:,.0f} req/s, p50 {figures.p50_ms:.2f} ms, "
-                f"p99 {figures.p99_ms:.2f} ms, {figures.requests:,} requests")
-        if figures.errors:
-            line += f", {figures.errors:,} ERRORS"
+        line = _describe(scenario, figures)
         if figures is baseline:
             line += f" (baseline; {CONNECTIONS} connections, {figures.tool})"
         else:
@@ -134,13 +133,55 @@ def run() -> list[str]:
             verdict = "meets" if ratio >= TARGET_RATIO else "MISSES"
             line += f"; {ratio:.2f} x baseline ({verdict} target >= {TARGET_RATIO})"
         lines.append(line)
+    return lines + _floor_lines(floor, baseline, results)
+
+
+def _serve(app: str, scenarios: list[Scenario]) -> list[tuple[Scenario, Figures]]:
+    """One uvicorn worker serving app on a free port, loaded with each scenario in turn."""
+    from tests.servers import free_port, running  # the same start/stop as the e2e tests
+
+    with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
+        env = {"FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"), "FABRIC_ADVISOR_API_KEY": ""}
+        port = free_port()
+        command = [PYTHON, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
+                   "--workers", "1", "--no-access-log", "--log-level", "warning"]
+        with running(command, port=port, health_path="/healthz", env=env) as server:
+            _warm(server.url, scenarios)
+            return [(s, measure(server.url, s)) for s in scenarios]
+
+
+def _describe(scenario: Scenario, figures: Figures) -> str:
+    line = (f"{scenario.name}: {figures.rps:,.0f} req/s, p50 {figures.p50_ms:.2f} ms, "
+            f"p99 {figures.p99_ms:.2f} ms, {figures.requests:,} requests")
+    return line + (f", {figures.errors:,} ERRORS" if figures.errors else "")
+
+
+def _floor_lines(floor: list[tuple[Scenario, Figures]], baseline: Figures,
+                 results: list[tuple[Scenario, Figures]]) -> list[str]:
+    """The bare app's figures, and the time per request the target leaves for the work
+    (at TARGET_RATIO of the baseline, less the floor's own POST) against the time the
+    real endpoints spend beyond that floor."""
+    from bench.floor_app import RECOMMENDATION_BYTES
+
+    (_, floor_get), (scenario, floor_post) = floor
+    lines = [
+        f"Floor, no work (bench/floor_app.py: the same FastAPI validates the profile and returns a stored "
+        f"recommendation's {len(RECOMMENDATION_BYTES):,} bytes): GET /healthz {floor_get.rps:,.0f} req/s; "
+        f"{_describe(scenario, floor_post)}; {floor_post.rps / floor_get.rps:.2f} x its own GET"
+    ]
+    if not (baseline.rps and floor_post.rps):
+        return lines
+    per_request_us = 1e6 / floor_post.rps
+    budget_us = 1e6 / (TARGET_RATIO * baseline.rps) - per_request_us
+    lines.append(f"Time per request beyond the floor's POST: the target leaves {budget_us:,.0f} us for the work")
+    lines += [f"  {s.name}: {1e6 / f.rps - per_request_us:,.0f} us" for s, f in results[1:] if f.rps]
     return lines
 
 
-def _warm(url: str) -> None:
+def _warm(url: str, scenarios: list[Scenario]) -> None:
     """One of each request first: imports, caches and the database are set up outside the timing."""
     with httpx.Client(base_url=url, timeout=60) as client:
-        for scenario in SCENARIOS[1:]:
+        for scenario in scenarios[1:]:
             for body in scenario.bodies[:6]:
                 response = client.request(scenario.method, scenario.path, json=body)
                 if response.status_code >= 400:
