@@ -222,24 +222,36 @@ def _switches_for(technology: Technology, link_gbps: int) -> tuple[catalogue.Swi
 
 
 @cache
-def _usd_per_unit(technology: Technology, link_gbps: int, kind: TopologyKind) -> tuple[float, float, str]:
-    """Dollars per fabric unit (switch port, NIC port or cable), calibrated on the seed
-    guide's 16-node DGX H100 figures: the reference fabric is sized with the same
-    functions and the same topology kind, so a 16-node cluster costs what the guide says."""
+def _reference_units() -> int:
+    """Port-equivalents of the one fabric the seed guide prices: its 16-node DGX H100
+    cluster on InfiniBand, as this project builds it (rail-optimized, fabric-manager slot).
+
+    The guide quotes that InfiniBand fabric at $200K-$400K and an "equivalent 400GbE
+    Ethernet fabric" at $80K-$150K: two prices for one shape. So every technology's
+    price per unit divides its figure by this one count. Dividing each by a 16-node
+    design of its own (an 11-switch InfiniBand fabric, a single Ethernet switch) would
+    make an Ethernet port dearer than an InfiniBand one, and InfiniBand cheaper than
+    Ethernet at large sizes, against the guide's 2-3x for equivalent gear."""
+    ref = catalogue.cost_reference()
+    technology, gbps = f"infiniband_{ref.infiniband_generation.lower()}", ref.infiniband_gbps
+    radix = catalogue.switch_for(technology, gbps).radix_at(gbps)
+    reference = _rail_fabric(technology, REFERENCE_NODES, REFERENCE_GPUS_PER_NODE, radix, gbps)
+    return sizing.fabric_units(reference, REFERENCE_NODES * REFERENCE_GPUS_PER_NODE)
+
+
+@cache
+def price_per_unit(technology: Technology, link_gbps: int) -> tuple[float, float, str]:
+    """Dollars per fabric unit (switch port, NIC port or cable) of a technology at a
+    speed: the guide's 16-node figure for it, times its multiplier, over the reference
+    fabric's units. A design's cost is then its own units at this price."""
     price = catalogue.cost_reference().for_technology(str(technology), link_gbps)
-    gbps = price.reference_gbps
-    radix = catalogue.switch_for(price.reference_technology, gbps).radix_at(gbps)
-    endpoints = REFERENCE_NODES * REFERENCE_GPUS_PER_NODE
-    if kind == TopologyKind.rail_optimized:
-        reference = _rail_fabric(price.reference_technology, REFERENCE_NODES, REFERENCE_GPUS_PER_NODE, radix, gbps)
-    else:
-        reference = sizing.size_fat_tree(endpoints, radix, gbps)
-    units = sizing.fabric_units(reference, endpoints)
+    units = _reference_units()
     low, high = sizing.usd_per_unit(price.usd_low * price.multiplier, price.usd_high * price.multiplier, units)
     basis = (
         f"{price.label}: the seed guide's 16-node DGX H100 figure of {usd(price.usd_low)}-{usd(price.usd_high)}"
-        f" x{price.multiplier:g} ({price.multiplier_reason.rstrip('.')}), for the same design at 16 nodes"
-        f" ({units:,} units: switch ports, NIC ports and cables), scaled by this fabric's size"
+        f" x{price.multiplier:g} ({price.multiplier_reason.rstrip('.')}), over that 16-node fabric's {units:,} units"
+        f" (switch ports, NIC ports and cables; the guide prices the one fabric in InfiniBand and in Ethernet gear),"
+        f" scaled by this fabric's size"
     )
     return low, high, basis
 
@@ -257,8 +269,7 @@ def _cost(technology: Technology, topology: Topology, nic_ports: int, profile: W
             budget_share_low=0.0 if profile.budget_usd else None,
             budget_share_high=0.0 if profile.budget_usd else None,
         )
-    kind = TopologyKind.rail_optimized if topology.kind == TopologyKind.rail_optimized else TopologyKind.fat_tree
-    low, high, basis = _usd_per_unit(technology, topology_link_gbps(topology), kind)
+    low, high, basis = price_per_unit(technology, topology_link_gbps(topology))
     return sizing.network_cost(topology, nic_ports, low, high, basis, profile.budget_usd)
 
 

@@ -116,6 +116,9 @@ def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
     cheaper = candidate.cost.network_usd_high < primary.cost.network_usd_low
     dearer = candidate.cost.network_usd_low > primary.cost.network_usd_high
     price = "cheaper" if cheaper else "dearer" if dearer else "similar in cost"
+    own, primary_switches = candidate.topology.total_switches, primary.topology.total_switches
+    if own != primary_switches:  # the design, not only the gear, drives the price gap
+        price += f" ({own:,} switch{'es' if own != 1 else ''} against the recommended {primary_switches:,})"
     return Alternative(
         technology=candidate.technology,
         name=candidate.fabric.name,
