@@ -101,17 +101,18 @@ def design_topics(question: str) -> list[str]:
     return [topic for topic, pattern in _design_cues().items() if pattern.search(question)]
 
 
-def classify(question: str, found: ProfileDraft, given: ProfileDraft | None) -> AskKind:
+def classify(question: str, found: ProfileDraft, given: ProfileDraft | None, resized: bool = False) -> AskKind:
     """Which kind of reply a question wants.
 
-    A size, a model size or a budget makes it a sizing request, and so does a phrase
+    A size, a model size or a budget makes it a sizing request, and so does a relative
+    change of the given cluster's size ("what if we double it?", `resized`) or a phrase
     asking for a design. Otherwise a question that asks what, how or whether ("is RoCE
     good enough for training?") is a knowledge question, even when it names a workload
     or a GPU. What is left and changes an earlier turn's profile ("and with Ethernet?",
     "it is for training") continues the sizing.
     """
     cues = _cues()
-    if any(getattr(found, name) is not None for name in SIZE_FIELDS):
+    if resized or any(getattr(found, name) is not None for name in SIZE_FIELDS):
         return AskKind.recommendation
     if cues["sizing"].search(question):
         return AskKind.recommendation
@@ -133,8 +134,11 @@ def _ask(question: str, profile_json: str | None) -> AskResult:
     profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
     extraction = extract(question)
     found = extraction.profile
-    merged = (profile or ProfileDraft()).merged(found)
-    kind = classify(question, found, profile)
+    earlier = profile or ProfileDraft()
+    merged = extraction.applied_to(earlier)
+    resized = extraction.size_factor is not None and (merged.gpu_count, merged.node_count) != (
+        earlier.gpu_count, earlier.node_count)
+    kind = classify(question, found, profile, resized)
 
     if kind == AskKind.answer:
         hit = answer(question)

@@ -190,6 +190,26 @@ def read_size(match: Match) -> Reading | None:
                    _claims("quantity", claimed))
 
 
+@handler("scale")
+def read_scale(match: Match) -> Reading | None:
+    """A relative size: the factor of a word ("double" 2, "halve" 0.5, by the rule's
+    `factors`, keyed by word stem) or of a number ("3x the GPUs", "10-fold")."""
+    indices = match.role_tokens("size_factor")
+    if not indices:
+        return None
+    token = match.doc[indices[0]]
+    if token.ent_type_ == "NUM":
+        factor = _value(match.doc, token.i)
+    else:
+        factor = next((f for stem, f in match.rule["factors"].items() if token.lower_.startswith(stem)), None)
+    low, high = match.rule["limits"]
+    if not isinstance(factor, float | int) or not low <= factor <= high or factor == 1:
+        return None
+    claims = _claims("quantity", [token.i]) if token.ent_type_ == "NUM" else frozenset()
+    return Reading(match.rule["name"], "scale", match.start, match.end, {"size_factor": float(factor)},
+                   {"size_factor": (match.start, match.end)}, claims)
+
+
 @handler("systems")
 def read_systems(match: Match) -> Reading | None:
     """"2 DGX H200": two nodes of the system's GPUs; "2 GB200 NVL72": two racks of 18 trays."""

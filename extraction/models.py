@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rules.models import ProfileDraft
 
@@ -16,7 +16,7 @@ class Span(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    field: str = Field(description="ProfileDraft field the text gave.", examples=["gpu_count"])
+    field: str = Field(description="ProfileDraft field the text gave (or `size_factor`).", examples=["gpu_count"])
     text: str = Field(description="The text itself, `question[start:end]`.", examples=["128 H100s"])
     start: int = Field(ge=0, description="Offset of the first character.", examples=[26])
     end: int = Field(ge=0, description="Offset just past the last character.", examples=[35])
@@ -34,6 +34,26 @@ class Extraction(BaseModel):
         description="Sizes the question states that are outside the allowed range (\"0 GPUs\", "
         "\"5 million GPUs\"); not used, so the person can be told why.",
     )
+
+    size_factor: float | None = Field(
+        default=None,
+        gt=0,
+        description="A relative change of the cluster's size (\"double it\" 2, \"half as many\" 0.5), for the "
+        "size of earlier turns; set only when the text states no size of its own.",
+        examples=[2.0],
+    )
+
+    def applied_to(self, earlier: ProfileDraft) -> ProfileDraft:
+        """The profile of earlier turns updated by this text: its relative size change
+        applied to their size ("double it"), then the details it states. A change the
+        contract cannot hold (past the largest cluster) is left out."""
+        base = earlier
+        if self.size_factor is not None:
+            try:
+                base = earlier.scaled(self.size_factor)
+            except ValidationError:
+                pass
+        return base.merged(self.profile)
 
     def spans_for(self, field: str) -> list[Span]:
         """The spans that produced `field` (empty when the field was not found)."""

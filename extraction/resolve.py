@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 from spacy.tokens import Doc
 
+from extraction.handlers import COUNT_FIELDS
 from extraction.matching import Reading
 from extraction.models import Extraction, Span
 from extraction.resources import load
@@ -116,10 +117,13 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
     _complete_size(decisions)
     for name in load("rules").get("internal", []):
         decisions.pop(name, None)
+    factor = decisions.pop("size_factor", None)
+    if any(name in decisions for name in COUNT_FIELDS):
+        factor = None  # "what if we doubled to 512 GPUs?" states the size itself
     profile, kept = _profile(decisions)
     spans = []
-    for field in kept:
-        for start, end in decisions[field].sources:
+    for field, decision in [(field, decisions[field]) for field in kept] + ([("size_factor", factor)] if factor else []):
+        for start, end in decision.sources:
             first, last = doc[start].idx, doc[start:end].end_char
             spans.append(Span(field=field, text=original[first:last], start=first, end=last))
     spans.sort(key=lambda span: (span.start, span.end, span.field))
@@ -130,7 +134,7 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
         for name, (start, end) in reading.rejected.items()
         if name not in kept
     ]
-    return Extraction(profile=profile, spans=spans, rejected=rejected)
+    return Extraction(profile=profile, spans=spans, rejected=rejected, size_factor=factor.value if factor else None)
 
 
 def _complete_size(decisions: dict[str, Decision]) -> None:

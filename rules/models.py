@@ -134,6 +134,26 @@ class ProfileDraft(_Model):
                     base.pop(name, None)
         return ProfileDraft.model_validate({**base, **updates})
 
+    def scaled(self, factor: float) -> "ProfileDraft":
+        """This draft's cluster `factor` times as large in whole servers, the server shape
+        kept: "double it" on 16 nodes of 8 GPUs is 32 nodes, 256 GPUs; never below one
+        server. A draft with no size stays as it is; past the largest cluster this raises
+        pydantic's ValidationError."""
+        values = self.model_dump(exclude_none=True)
+        per_node = self.gpus_per_node
+        if self.node_count is None and self.gpu_count is not None and per_node and self.gpu_count % per_node == 0:
+            nodes: int | None = self.gpu_count // per_node
+        else:
+            nodes = self.node_count
+        if nodes is not None:
+            values["node_count"] = max(1, round(nodes * factor))
+            values.pop("gpu_count", None)
+            if per_node:
+                values["gpu_count"] = values["node_count"] * per_node
+        elif self.gpu_count is not None:
+            values["gpu_count"] = max(1, round(self.gpu_count * factor))
+        return ProfileDraft.model_validate(values)
+
     def missing(self) -> list[str]:
         """Fields still needed before the cluster can be sized."""
         needed = []

@@ -4,28 +4,29 @@ it finds is merged into the profile slots; only changed slots are set."""
 from __future__ import annotations
 
 import asyncio
-from types import SimpleNamespace
 
 import pytest
 from rasa_sdk.executor import CollectingDispatcher
 
 import extraction
 from bot.actions.slots import ValidateSlotMappings
+from extraction.models import Extraction
 from rules.models import ProfileDraft
 from tests.test_actions_fakes import slots_of, tracker
 
 
 @pytest.fixture
 def extracted(monkeypatch):
-    """Make the extractor return the given draft for each text."""
-    results: dict[str, ProfileDraft] = {}
+    """Make the extractor return the given draft (or whole Extraction) for each text."""
+    results: dict[str, ProfileDraft | Extraction] = {}
     seen: list[str] = []
 
     def fake_extract(text: str, expecting: str | None = None):
         seen.append(text)
         if text == "boom":
             raise RuntimeError("extractor failed")
-        return SimpleNamespace(profile=results.get(text, ProfileDraft()), spans=[])
+        found = results.get(text, ProfileDraft())
+        return found if isinstance(found, Extraction) else Extraction(profile=found)
 
     monkeypatch.setattr(extraction, "extract", fake_extract, raising=False)
     results["seen"] = seen  # type: ignore[assignment]
@@ -61,6 +62,13 @@ def test_a_new_size_drops_the_stale_size_details(extracted):
     earlier = {"workload": "training", "node_count": 16, "gpus_per_node": 8, "gpu_count": 128, "profile_complete": True}
     events = run(tracker(slots=earlier, text="what about 256 GPUs?", intent="what_if"))
     assert slots_of(events) == {"gpu_count": 256, "node_count": None}
+
+
+def test_a_relative_change_scales_the_size_in_the_slots(extracted):
+    extracted["what if we double it?"] = Extraction(size_factor=2)
+    earlier = {"workload": "training", "node_count": 16, "gpus_per_node": 8, "gpu_count": 128, "profile_complete": True}
+    events = run(tracker(slots=earlier, text="what if we double it?", intent="what_if"))
+    assert slots_of(events) == {"gpu_count": 256, "node_count": 32}
 
 
 def test_profile_complete_tells_the_rules_whether_the_form_is_needed(extracted):

@@ -64,6 +64,14 @@ def test_the_given_profile_is_merged_with_the_question(client: httpx.Client) -> 
     assert second["profile"]["workload"] == "training"
 
 
+def test_a_relative_change_resizes_the_given_profile(client: httpx.Client) -> None:  # noqa: F811
+    first = ask(client, "We will pretrain a 70B model on 128 H100s.")
+    second = ask(client, "what if we double it?", profile=first["profile"])
+    assert second["kind"] == "recommendation"
+    assert second["profile"]["gpu_count"] == 256
+    assert second["recommendation"]["profile"]["gpu_count"] == 256
+
+
 def test_a_question_over_2000_characters_is_422(client: httpx.Client) -> None:  # noqa: F811
     response = client.post("/v1/ask", json={"question": "x" * 2001})
     assert response.status_code == 422

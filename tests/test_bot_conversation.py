@@ -116,6 +116,17 @@ def test_what_if_recomputes_and_says_what_changed(chat):
     assert slots["recommendation_id"] not in (None, first)
 
 
+def test_a_relative_what_if_scales_the_size_on_the_table(chat):
+    chat.say("We will pretrain a 70B model on 16 nodes of 8 H100s, what network do we need?")
+    reply = chat.say("what if we double it?")
+    assert "What changed" in reply and "128 -> 256" in reply
+    slots = chat.slots()
+    assert (slots["gpu_count"], slots["node_count"], slots["gpus_per_node"]) == (256, 32, 8)
+    reply = chat.say("and with half as many nodes?")
+    assert "256 -> 128" in reply
+    assert chat.slots()["node_count"] == 16
+
+
 def test_a_bare_number_answers_the_gpu_question_and_later_corrects_it(chat):
     chat.say("We train a 70B model.")
     reply = chat.say("128")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from extraction import extract
+from rules.models import ProfileDraft
 
 
 def profile(text: str) -> dict:
@@ -298,3 +299,54 @@ def test_a_size_out_of_range_is_reported_as_rejected_not_used():
     assert result.profile.gpu_count is None and result.profile.gpus_per_node is None
     assert [(r.field, r.text) for r in result.rejected] == [("gpu_count", "0 GPUs"), ("gpus_per_node", "100 GPUs per node")]
     assert extract("128 GPUs").rejected == []
+
+
+@pytest.mark.parametrize(
+    ("text", "factor"),
+    [
+        ("what if we double it?", 2),
+        ("What if we doubled the cluster?", 2),
+        ("twice as many GPUs", 2),
+        ("what if the GPU count doubled?", 2),
+        ("what if we triple the number of servers", 3),
+        ("we will quadruple capacity", 4),
+        ("3x the GPUs", 3),
+        ("what if it was 4x bigger?", 4),
+        ("a 10-fold scale-up", 10),
+        ("half as many nodes", 0.5),
+        ("what about half the size?", 0.5),
+        ("halve it", 0.5),
+    ],
+)
+def test_a_relative_size_is_read_as_a_factor(text, factor):
+    result = extract(text, expecting="gpu_count")
+    assert result.size_factor == factor
+    assert result.profile.gpu_count is None  # "3x" is not three GPUs
+    assert [span.field for span in result.spans] == ["size_factor"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What if we doubled to 512 GPUs?",  # the size itself is stated
+        "Half our 256 GPUs will do training and the other half inference.",
+        "half the GPUs serve inference",  # a share, not a new size
+        "double the budget",
+        "we need double the bandwidth",
+        "half a dozen DGX H100s",
+    ],
+)
+def test_a_share_a_stated_size_or_another_quantity_is_no_size_factor(text):
+    assert extract(text).size_factor is None
+
+
+def test_a_factor_scales_the_earlier_size_in_whole_servers():
+    earlier = ProfileDraft(workload="training", gpu_count=128, node_count=16, gpus_per_node=8, gpu_model="H100")
+    doubled = extract("what if we double it?").applied_to(earlier)
+    assert (doubled.gpu_count, doubled.node_count, doubled.gpus_per_node) == (256, 32, 8)
+    assert doubled.workload == "training" and doubled.gpu_model == "H100"
+    halved = extract("and with half as many nodes, cost first?").applied_to(earlier)
+    assert (halved.gpu_count, halved.node_count, halved.cost_sensitive) == (64, 8, True)
+    # a stated size wins over the factor; too large a change is left out
+    assert extract("what if we doubled to 512 GPUs?").applied_to(earlier).gpu_count == 512
+    assert extract("1000x the GPUs").applied_to(ProfileDraft(gpu_count=100_000)).gpu_count == 100_000

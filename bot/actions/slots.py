@@ -2,8 +2,9 @@
 
 Rasa calls `action_validate_slot_mappings` after each user message because every profile
 slot has a custom mapping. We run our extractor on the message and merge what it found
-into the slots with `ProfileDraft.merged`, which also drops stale size details when a
-new size is given ("what about 256 GPUs?" forgets the old node count). Only slots whose
+into the slots with `Extraction.applied_to`, which also drops stale size details when a
+new size is given ("what about 256 GPUs?" forgets the old node count) and scales the
+size on the table when the message asks for a relative change ("what if we double it?"). Only slots whose
 value changed are set, so the tracker stays lean. `profile_complete` follows: the rules
 answer a request with nothing missing at once, without the form. A bare number ("128")
 counts when the conversation has just asked for one (`expected_count`).
@@ -36,8 +37,7 @@ class ValidateSlotMappings(ValidationAction):
             return []  # an intent payload ("/restart") carries no workload details
         current = profile.draft_from_slots(tracker.slots)
         try:
-            found = extraction.extract(text, expecting=expected_count(tracker)).profile
-            merged = current.merged(found)
+            merged = extraction.extract(text, expecting=expected_count(tracker)).applied_to(current)
         except Exception:  # a detail we cannot use must not break the turn
             logger.exception("could not extract workload details from %r", text)
             return []
