@@ -234,6 +234,19 @@ def test_fallback_lists_what_the_advisor_can_do(fake):
     assert "didn't understand" in text and "talk to an engineer" in text and "what is PFC?" in text
 
 
+def test_what_can_you_do_gets_the_list_without_an_apology(fake):
+    events, dispatcher = run(conversation.ActionCapabilities(), tracker(text="what can you do?", intent="capabilities"))
+    text = reply(dispatcher)
+    assert events == [] and text.startswith("I can:")
+    assert "didn't understand" not in text and "what is PFC?" in text
+
+
+def test_an_ok_with_nothing_pending_is_acknowledged_not_misunderstood(fake):
+    _, dispatcher = run(conversation.ActionFallback(), tracker(text="ok", intent="affirm"))
+    text = reply(dispatcher)
+    assert text.startswith("All right. I can:") and "didn't understand" not in text
+
+
 def test_fallback_keeps_details_it_was_given(fake):
     t = tracker(slots={"gpu_count": 64}, text="64 gpus hmm", intent="nlu_fallback",
                 events_after_user=[slot_event("gpu_count", 64)])

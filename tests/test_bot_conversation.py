@@ -196,6 +196,13 @@ def test_fallback_offers_examples_of_what_it_can_do(chat):
     assert "talk to an engineer" in reply and "what is PFC?" in reply
 
 
+def test_what_can_you_do_and_a_bare_ok_get_the_list_without_an_apology(chat):
+    reply = chat.say("what can you do?")
+    assert reply.startswith("I can:") and "what is PFC?" in reply
+    reply = chat.say("ok")
+    assert "didn't understand" not in reply and "I can:" in reply
+
+
 def test_out_of_scope_is_declined_politely(chat):
     reply = chat.say("what's the weather like tomorrow?")
     assert "outside what I can help with" in reply

@@ -25,7 +25,7 @@ pytestmark = [
 TEST_STORIES = launch.BOT / "tests" / "test_stories.yml"
 INTENTS_TO_COVER = {
     "greet", "goodbye", "thank", "affirm", "deny", "ask_recommendation", "inform", "ask_knowledge",
-    "explain", "what_if", "compare", "restart", "bot_challenge", "out_of_scope", "talk_to_engineer",
+    "explain", "what_if", "compare", "restart", "bot_challenge", "capabilities", "out_of_scope", "talk_to_engineer",
     "nlu_fallback",
 }
 

@@ -7,7 +7,8 @@ rasa-sdk imports every module here and registers each Action subclass:
 - form.py         validate_sizing_form: asks for what is missing, re-asks unusable answers
 - recommend.py    action_recommend, action_what_if, action_explain, action_compare
 - knowledge.py    action_answer_knowledge
-- conversation.py action_fallback, action_out_of_scope, action_handoff, action_restart
+- conversation.py action_fallback, action_capabilities, action_out_of_scope, action_handoff,
+                  action_restart
 """
 
 from advisor.service import warm_up

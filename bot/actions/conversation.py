@@ -12,6 +12,8 @@ from advisor.settings import settings
 from bot.actions import output, profile, recommend, replies
 from bot.actions.base import AdvisorAction
 
+ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
+
 
 class ActionFallback(AdvisorAction):
     """When Rasa is unsure what the user meant.
@@ -31,7 +33,21 @@ class ActionFallback(AdvisorAction):
         return self.otherwise(dispatcher, tracker)
 
     def otherwise(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
-        output.say(dispatcher, tracker, replies.text("fallback"))
+        # "ok" or "no" with nothing pending was understood, it just asks nothing
+        lead = "acknowledged" if profile.latest_intent(tracker) in ACKNOWLEDGEMENTS else "fallback"
+        output.say(dispatcher, tracker, f"{replies.text(lead)} {replies.text('capabilities')}")
+        return []
+
+
+class ActionCapabilities(AdvisorAction):
+    """"What can you do?": the fallback's list of what the advisor does, with examples,
+    without its apology."""
+
+    def name(self) -> str:
+        return "action_capabilities"
+
+    def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        output.say(dispatcher, tracker, replies.text("capabilities"))
         return []
 
 
