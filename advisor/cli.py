@@ -52,6 +52,7 @@ def recommend(
     gpu_model: Annotated[Optional[str], typer.Option(help="GPU model, e.g. H100.")] = None,
     params_b: Annotated[Optional[float], typer.Option("--params-b", help="Model size, billions of parameters.")] = None,
     budget_usd: Annotated[Optional[float], typer.Option(help="Total cluster budget, USD.")] = None,
+    network_budget_usd: Annotated[Optional[float], typer.Option(help="Budget for the network alone, USD.")] = None,
     cost_sensitive: Annotated[Optional[bool], typer.Option("--cost-sensitive/--not-cost-sensitive", help="Cost matters more than the last 10-20 % of speed.")] = None,
     existing_ethernet: Annotated[Optional[bool], typer.Option("--existing-ethernet/--no-existing-ethernet", help="The site already runs high-speed Ethernet.")] = None,
     prefer: Annotated[Optional[Preference], typer.Option(help="A preferred fabric.")] = None,
@@ -63,7 +64,7 @@ def recommend(
     try:
         profile = WorkloadProfile(
             workload=workload, gpu_count=gpus, gpus_per_node=gpus_per_node, node_count=nodes,
-            gpu_model=gpu_model, model_params_b=params_b, budget_usd=budget_usd,
+            gpu_model=gpu_model, model_params_b=params_b, budget_usd=budget_usd, network_budget_usd=network_budget_usd,
             cost_sensitive=cost_sensitive, existing_ethernet=existing_ethernet, prefer=prefer,
         )
     except ValidationError as exc:

@@ -24,7 +24,7 @@ from extraction import extract
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
-SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd")
+SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 # Answers remembered per process. Enough for the questions a team asks again; small
 # enough that the collector's full passes over them stay around 10 ms (at 2,048 entries
 # a full pass took 80-150 ms, which showed as the API's p99).

@@ -14,7 +14,8 @@ What it reads (fields of rules.models.ProfileDraft):
 - gpu_count, node_count, gpus_per_node: "1,024 GPUs", "16k H100s", "sixty-four A100s",
   "8 nodes x 8 GPUs", "12 servers with 4 GPUs each", "2 DGX H200" (GPUs per system from
   the hardware catalogue). When two of the three are stated the third is derived.
-- gpu_model, model_params_b (billions), budget_usd (US dollars only), cost_sensitive,
+- gpu_model, model_params_b (billions), budget_usd (US dollars only), network_budget_usd (a
+  budget for the network alone: "$1M for networking"), cost_sensitive,
   existing_ethernet, prefer (a fabric the customer asks for).
 Numbers of other things ("400GbE", "8 rails", "64 ports", "16 TB", "2025", "50%") stay out.
 """

@@ -277,9 +277,32 @@ def read_params(match: Match) -> Reading | None:
                    {"model_params_b": (match.start, match.end)}, _claims("quantity", [index]))
 
 
+CONJUNCTIONS = {"and", "&", "plus", "+", "or", "/"}
+DETERMINERS = {"the", "our", "all", "its", "their", "a"}
+
+
+def _shared(match: Match, words: list[str] | None) -> bool:
+    """The match ends in a conjunction that adds one of `words` or a GPU: the amount is
+    for both ("$500k for networking and servers"), not for what the match names alone.
+    A count after the conjunction starts a new item ("$1M for networking and 128 H100s")."""
+    if not words:
+        return False
+    doc, position = match.doc, match.end
+    if position >= len(doc) or doc[position].lower_ not in CONJUNCTIONS:
+        return False
+    position += 1
+    while position < len(doc) and doc[position].lower_ in DETERMINERS:
+        position += 1
+    return position < len(doc) and (doc[position].lower_ in words or doc[position].ent_type_ in ("GPU", "SYSTEM"))
+
+
 @handler("budget")
 def read_budget(match: Match) -> Reading | None:
-    """Budget in dollars ("$4M", "4 million dollars", "budget of 800k")."""
+    """Budget in dollars ("$4M", "4 million dollars", "budget of 800k"), for the rule's
+    `field`: the cluster's (`budget_usd`, the default) or the network's alone."""
+    field = match.rule.get("field", "budget_usd")
+    if _shared(match, match.rule.get("shared_with")):
+        return None
     index = match.role_tokens("budget_usd")[0]
     value = _value(match.doc, index)
     if not isinstance(value, float | int):
@@ -290,8 +313,8 @@ def read_budget(match: Match) -> Reading | None:
         return None
     if not float(match.rule.get("min_usd", MIN_BUDGET_USD)) <= value <= MAX_BUDGET_USD:
         return None
-    return Reading(match.rule["name"], "budget", match.start, match.end, {"budget_usd": float(value)},
-                   {"budget_usd": (match.start, match.end)}, _claims("quantity", [index]))
+    return Reading(match.rule["name"], "budget", match.start, match.end, {field: float(value)},
+                   {field: (match.start, match.end)}, _claims("quantity", [index]))
 
 
 @handler("ignore")

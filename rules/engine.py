@@ -8,6 +8,7 @@ source; that list is the recommendation's explanation.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from knowledge import catalogue
@@ -16,6 +17,7 @@ from rules.design import INFERENCE_PORTS_PER_SERVER, Candidate, design
 from rules.facts import derive, pct, usd
 from rules.models import (
     Alternative,
+    Cost,
     Performance,
     Port,
     Reason,
@@ -26,6 +28,9 @@ from rules.models import (
 from rules.rulebook import Fired, decisions, evaluate
 
 NETWORK_FAMILIES = ("infiniband", "rocev2", "ethernet")
+# how a reason says its decision lost to a higher priority, and how renderers find it
+NOT_CHOSEN = " (Not chosen: {rule_id} takes precedence.)"
+NOT_CHOSEN_PATTERN = re.compile(r"\(Not chosen: (\S+) takes precedence\.\)")
 
 
 def recommend(profile: WorkloadProfile) -> Recommendation:
@@ -68,7 +73,7 @@ def _reason(item: Fired, fired: list[Fired], final: dict[str, Any]) -> Reason:
     for key, value in item.rule.decide.items():
         if key in final and final[key] != value:
             winner = next(f for f in fired if f.rule.decide.get(key) == final[key])
-            statement += f" (Not chosen: {winner.rule.id} takes precedence.)"
+            statement += NOT_CHOSEN.format(rule_id=winner.rule.id)
             break
     return Reason(rule_id=item.rule.id, statement=statement, source=item.rule.source)
 
@@ -90,7 +95,16 @@ def _price_facts(candidates: dict[str, Candidate], profile: WorkloadProfile) -> 
         ib_premium_share=premium_share,
         ib_premium_share_pct=pct(premium_share),
     )
+    # each candidate network's price, for a stated network budget ("$1M for the fabric")
+    for family in NETWORK_FAMILIES:
+        cost = candidates[family].cost if family in candidates else None
+        facts[f"{family}_network_low"] = cost.network_usd_low if cost else 0.0
+        facts[f"{family}_network_fmt"] = _usd_range(cost)
     return facts
+
+
+def _usd_range(cost: Cost | None) -> str:
+    return f"{usd(cost.network_usd_low)}-{usd(cost.network_usd_high)}" if cost else ""
 
 
 def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]:
@@ -98,7 +112,13 @@ def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]
     budget = profile.budget_usd or 0.0
     low = primary.cost.network_usd_low / budget if budget else 0.0
     high = primary.cost.network_usd_high / budget if budget else 0.0
-    return {"network_share_low": low, "network_share_pct": f"{pct(low)}-{pct(high)}"}
+    return {
+        "network_share_low": low,
+        "network_share_pct": f"{pct(low)}-{pct(high)}",
+        "network_low": primary.cost.network_usd_low,
+        "network_high": primary.cost.network_usd_high,
+        "network_fmt": _usd_range(primary.cost),
+    }
 
 
 def _performance(primary: Candidate) -> Performance:

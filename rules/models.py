@@ -83,6 +83,11 @@ _PROFILE_FIELDS = dict(
     gpu_model=("GPU model, e.g. H100, H200, B200, A100, L40S, MI300X.", "H100"),
     model_params_b=("Size of the largest model trained or served, in billions of parameters.", 70),
     budget_usd=("Total cluster budget in US dollars (servers and network).", 5_000_000),
+    network_budget_usd=(
+        "Budget for the network alone (switches, NICs, cables) in US dollars, when the customer "
+        "states one; the fabric is chosen to fit it where the workload allows.",
+        1_000_000,
+    ),
     cost_sensitive=("True when cost matters more than the last 10-20 % of speed.", False),
     existing_ethernet=("True when the site already runs a high-speed Ethernet fabric.", False),
     prefer=("A fabric the customer prefers, honoured where it can carry the workload.", None),
@@ -108,6 +113,7 @@ class ProfileDraft(_Model):
     gpu_model: str | None = _field("gpu_model", min_length=1, max_length=40)
     model_params_b: float | None = _field("model_params_b", gt=0, le=1_000_000)
     budget_usd: float | None = _field("budget_usd", gt=0, le=1e12)
+    network_budget_usd: float | None = _field("network_budget_usd", gt=0, le=1e12)
     cost_sensitive: bool | None = _field("cost_sensitive", strict=True)
     existing_ethernet: bool | None = _field("existing_ethernet", strict=True)
     prefer: Preference | None = _field("prefer")

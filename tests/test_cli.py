@@ -44,14 +44,14 @@ def test_recommend_json_is_the_recommendation_contract():
 def test_every_profile_field_has_a_flag():
     result = cli(
         "recommend", "--workload", "training", "--nodes", "6", "--gpus-per-node", "8", "--gpu-model", "H100",
-        "--params-b", "13", "--budget-usd", "3000000", "--cost-sensitive", "--existing-ethernet",
+        "--params-b", "13", "--budget-usd", "3000000", "--network-budget-usd", "400000", "--cost-sensitive", "--existing-ethernet",
         "--prefer", "rocev2", "--json",
     )
     assert result.returncode == 0, result.stderr
     profile = json.loads(result.stdout)["profile"]
     assert profile == {
         "workload": "training", "gpu_count": 48, "gpus_per_node": 8, "node_count": 6, "gpu_model": "H100",
-        "model_params_b": 13.0, "budget_usd": 3000000.0, "cost_sensitive": True, "existing_ethernet": True,
+        "model_params_b": 13.0, "budget_usd": 3000000.0, "network_budget_usd": 400000.0, "cost_sensitive": True, "existing_ethernet": True,
         "prefer": "rocev2",
     }
 

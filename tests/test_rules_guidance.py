@@ -165,6 +165,22 @@ def test_infiniband_costs_at_least_twice_ethernet_at_every_size(gpus):
         assert "cheaper" in alternative.trade_off.lower()
 
 
+def test_a_network_budget_infiniband_does_not_fit_gets_roce_that_does():
+    fits = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=1_000_000)
+    assert fits.fabric.technology == "infiniband_ndr"
+    assert "network-within-network-budget" in fired(fits)
+    tight = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=150_000)
+    assert tight.fabric.technology == "rocev2"
+    assert "ib-over-network-budget" in fired(tight)
+    assert tight.cost.network_usd_high <= 150_000
+
+
+def test_a_network_budget_under_every_fabric_is_warned_about_not_ignored():
+    rec = advise(workload="training", gpu_count=1024, gpu_model="H100", model_params_b=70, network_budget_usd=50_000)
+    assert "network-over-network-budget" in fired(rec)
+    assert any("network budget" in warning for warning in rec.warnings)
+
+
 def test_infiniband_premium_is_judged_against_the_budget():
     small_share = advise(workload="training", node_count=16, gpu_model="H100", budget_usd=50_000_000)
     assert small_share.fabric.technology.startswith("infiniband")

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from advisor.models import Answer
 from rules.facts import usd
 from extraction.models import Span
-from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE, Port, Recommendation, Topology
+from rules.engine import NOT_CHOSEN_PATTERN
+from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE, Port, Reason, Recommendation, Topology
 
 QUESTIONS = {
     "workload": "What will the cluster run: **training**, **inference**, or **both**?",
@@ -102,6 +103,17 @@ def design_answer(rec: Recommendation, topics: list[str]) -> str:
     return "\n".join([f"For the design I recommended ({f.name}, {workload_line(rec)}):", *wanted])
 
 
+def top_reasons(rec: Recommendation, count: int) -> list[Reason]:
+    """The reasons a summary has room for: first the rules that overrode another rule's
+    decision (a network budget that turned InfiniBand into RoCEv2), then the others in
+    the engine's order, the overridden ones last."""
+    winners = {m.group(1) for r in rec.explanation if (m := NOT_CHOSEN_PATTERN.search(r.statement))}
+    ranked = sorted(
+        rec.explanation, key=lambda r: (r.rule_id not in winners, NOT_CHOSEN_PATTERN.search(r.statement) is not None)
+    )
+    return ranked[:count]
+
+
 def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> str:
     """The summary a person reads: the design, its figures and the top reasons."""
     f, t, perf = rec.fabric, rec.topology, rec.performance
@@ -123,7 +135,7 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
             f" ({perf.relative_training_throughput:.0%} of InfiniBand training throughput)"
         )
     lines += ["", "**Why**"]
-    lines += [f"{i}. {r.statement} _({r.source})_" for i, r in enumerate(rec.explanation[:reasons], 1)]
+    lines += [f"{i}. {r.statement} _({r.source})_" for i, r in enumerate(top_reasons(rec, reasons), 1)]
     if rec.warnings:
         lines += ["", *[f"> **Check:** {w}" for w in rec.warnings]]
     if rec.roce_configuration:
@@ -245,6 +257,7 @@ PLAIN_FIELDS = {
     "gpu_count": "GPU count",
     "node_count": "server count",
     "model_params_b": "model size (billions of parameters)",
+    "network_budget_usd": "network budget (USD)",
     "budget_usd": "budget (USD)",
     "gpu_model": "GPU model",
 }

@@ -22,6 +22,7 @@ from advisor.render.markdown import (
     duration,
     ports_line,
     switches_line,
+    top_reasons,
     topology_line,
     workload_line,
 )
@@ -153,7 +154,7 @@ def recommendation_blocks(
     ]
     if rec.explanation:
         blocks += [{"type": "divider"}, _section("*Why*")]
-        for number, reason in enumerate(rec.explanation[:reasons], 1):
+        for number, reason in enumerate(top_reasons(rec, reasons), 1):
             blocks += _reason_blocks(number, reason)
     for warning in rec.warnings[:5]:
         blocks.append(_section(f":warning: *Check:* {markdown_to_mrkdwn(warning)}"))
