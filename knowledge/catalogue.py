@@ -208,7 +208,7 @@ class CostReference(_Fact):
         """The pricing of a fabric: its multiplier with the reference it scales."""
         m = self.multiplier(technology, gbps)
         low, high = self.basis_usd(m.basis)
-        reference_technology, reference_gbps = _COST_BASES[m.basis]
+        reference_technology, reference_gbps = self.quoted_fabric(m.basis)
         return CostPrice(
             technology=m.technology,
             gbps=m.gbps,
@@ -221,6 +221,10 @@ class CostReference(_Fact):
             multiplier_reason=m.rationale,
             source=m.source,
         )
+
+    def quoted_fabric(self, basis: str = "infiniband") -> tuple[str, int]:
+        """The fabric (technology, link Gb/s) a basis range was quoted for in the guide."""
+        return _COST_BASES[basis]
 
     def reference_usd(self, technology: Any, gbps: int | None = None) -> tuple[int, int]:
         m = self.multiplier(technology, gbps)

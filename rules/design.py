@@ -16,7 +16,7 @@ import yaml
 
 from knowledge import catalogue
 from rules import sizing
-from rules.facts import usd
+from rules.facts import usd_range
 from rules.models import Cost, Fabric, Technology, Topology, TopologyKind, WorkloadProfile
 from rules.rulebook import Fired, decisions, evaluate
 
@@ -232,8 +232,7 @@ def _reference_units() -> int:
     design of its own (an 11-switch InfiniBand fabric, a single Ethernet switch) would
     make an Ethernet port dearer than an InfiniBand one, and InfiniBand cheaper than
     Ethernet at large sizes, against the guide's 2-3x for equivalent gear."""
-    ref = catalogue.cost_reference()
-    technology, gbps = f"infiniband_{ref.infiniband_generation.lower()}", ref.infiniband_gbps
+    technology, gbps = catalogue.cost_reference().quoted_fabric("infiniband")
     radix = catalogue.switch_for(technology, gbps).radix_at(gbps)
     reference = _rail_fabric(technology, REFERENCE_NODES, REFERENCE_GPUS_PER_NODE, radix, gbps)
     return sizing.fabric_units(reference, REFERENCE_NODES * REFERENCE_GPUS_PER_NODE)
@@ -248,7 +247,7 @@ def price_per_unit(technology: Technology, link_gbps: int) -> tuple[float, float
     units = _reference_units()
     low, high = sizing.usd_per_unit(price.usd_low * price.multiplier, price.usd_high * price.multiplier, units)
     basis = (
-        f"{price.label}: the seed guide's 16-node DGX H100 figure of {usd(price.usd_low)}-{usd(price.usd_high)}"
+        f"{price.label}: the seed guide's 16-node DGX H100 figure of {usd_range(price.usd_low, price.usd_high)}"
         f" x{price.multiplier:g} ({price.multiplier_reason.rstrip('.')}), over that 16-node fabric's {units:,} units"
         f" (switch ports, NIC ports and cables; the guide prices the one fabric in InfiniBand and in Ethernet gear),"
         f" scaled by this fabric's size"

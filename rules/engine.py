@@ -8,16 +8,14 @@ source; that list is the recommendation's explanation.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from knowledge import catalogue
 from rules import sizing
 from rules.design import INFERENCE_PORTS_PER_SERVER, Candidate, design
-from rules.facts import derive, pct, usd
+from rules.facts import derive, pct, usd, usd_range
 from rules.models import (
     Alternative,
-    Cost,
     Performance,
     Port,
     Reason,
@@ -28,9 +26,6 @@ from rules.models import (
 from rules.rulebook import Fired, decisions, evaluate
 
 NETWORK_FAMILIES = ("infiniband", "rocev2", "ethernet")
-# how a reason says its decision lost to a higher priority, and how renderers find it
-NOT_CHOSEN = " (Not chosen: {rule_id} takes precedence.)"
-NOT_CHOSEN_PATTERN = re.compile(r"\(Not chosen: (\S+) takes precedence\.\)")
 
 
 def recommend(profile: WorkloadProfile) -> Recommendation:
@@ -69,13 +64,13 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
 
 def _reason(item: Fired, fired: list[Fired], final: dict[str, Any]) -> Reason:
     """A fired rule as a reason; one whose decision lost to a higher priority says so."""
-    statement = item.statement
+    statement, overridden_by = item.statement, None
     for key, value in item.rule.decide.items():
         if key in final and final[key] != value:
-            winner = next(f for f in fired if f.rule.decide.get(key) == final[key])
-            statement += NOT_CHOSEN.format(rule_id=winner.rule.id)
+            overridden_by = next(f for f in fired if f.rule.decide.get(key) == final[key]).rule.id
+            statement += f" (Not chosen: {overridden_by} takes precedence.)"
             break
-    return Reason(rule_id=item.rule.id, statement=statement, source=item.rule.source)
+    return Reason(rule_id=item.rule.id, statement=statement, source=item.rule.source, overridden_by=overridden_by)
 
 
 def _price_facts(candidates: dict[str, Candidate], profile: WorkloadProfile) -> dict[str, Any]:
@@ -99,12 +94,8 @@ def _price_facts(candidates: dict[str, Candidate], profile: WorkloadProfile) -> 
     for family in NETWORK_FAMILIES:
         cost = candidates[family].cost if family in candidates else None
         facts[f"{family}_network_low"] = cost.network_usd_low if cost else 0.0
-        facts[f"{family}_network_fmt"] = _usd_range(cost)
+        facts[f"{family}_network_fmt"] = usd_range(cost.network_usd_low, cost.network_usd_high) if cost else ""
     return facts
-
-
-def _usd_range(cost: Cost | None) -> str:
-    return f"{usd(cost.network_usd_low)}-{usd(cost.network_usd_high)}" if cost else ""
 
 
 def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]:
@@ -117,7 +108,7 @@ def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]
         "network_share_pct": f"{pct(low)}-{pct(high)}",
         "network_low": primary.cost.network_usd_low,
         "network_high": primary.cost.network_usd_high,
-        "network_fmt": _usd_range(primary.cost),
+        "network_fmt": usd_range(primary.cost.network_usd_low, primary.cost.network_usd_high),
     }
 
 

@@ -26,6 +26,11 @@ def usd(amount: float) -> str:
     return f"${amount:.0f}"
 
 
+def usd_range(low: float, high: float) -> str:
+    """"$200K-$400K": a cost range in rule statements."""
+    return f"{usd(low)}-{usd(high)}"
+
+
 def pct(share: float) -> str:
     return f"{share * 100:.1f} %" if share < 0.1 else f"{share * 100:.0f} %"
 

@@ -346,6 +346,11 @@ class Reason(_Model):
         examples=["Training on 128 GPUs: InfiniBand HDR or NDR is strongly recommended."],
     )
     source: str = Field(description="Where the rule comes from.", examples=["Seed guide, 'Recommendations by workload'"])
+    overridden_by: str | None = Field(
+        default=None,
+        description="The rule whose decision took precedence over this one's, when one did.",
+        examples=["ib-over-network-budget"],
+    )
 
 
 class Recommendation(_Model):

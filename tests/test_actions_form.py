@@ -105,16 +105,15 @@ def test_after_an_interruption_the_question_is_asked_again():
 
 
 def test_a_typed_button_title_means_what_the_button_means(monkeypatch):
-    from types import SimpleNamespace
-
     import extraction
+    from extraction.models import Extraction
     from rules.models import ProfileDraft
 
     seen = []
 
     def fake_extract(text):
         seen.append(text)
-        return SimpleNamespace(profile=ProfileDraft(workload="mixed") if text == "Training and inference" else ProfileDraft())
+        return Extraction(profile=ProfileDraft(workload="mixed") if text == "Training and inference" else ProfileDraft())
 
     monkeypatch.setattr(extraction, "extract", fake_extract, raising=False)
     events, dispatcher = run(answer("Both!", requested="workload", slots={"gpu_count": 64}))

@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from advisor.models import Answer
 from rules.facts import usd
 from extraction.models import Span
-from rules.engine import NOT_CHOSEN_PATTERN
 from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE, Port, Reason, Recommendation, Topology
 
 QUESTIONS = {
@@ -107,10 +106,8 @@ def top_reasons(rec: Recommendation, count: int) -> list[Reason]:
     """The reasons a summary has room for: first the rules that overrode another rule's
     decision (a network budget that turned InfiniBand into RoCEv2), then the others in
     the engine's order, the overridden ones last."""
-    winners = {m.group(1) for r in rec.explanation if (m := NOT_CHOSEN_PATTERN.search(r.statement))}
-    ranked = sorted(
-        rec.explanation, key=lambda r: (r.rule_id not in winners, NOT_CHOSEN_PATTERN.search(r.statement) is not None)
-    )
+    winners = {r.overridden_by for r in rec.explanation if r.overridden_by}
+    ranked = sorted(rec.explanation, key=lambda r: (r.rule_id not in winners, r.overridden_by is not None))
     return ranked[:count]
 
 

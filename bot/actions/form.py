@@ -119,7 +119,7 @@ class ValidateSizingForm(FormValidationAction):
         if payload is None:
             return []
         try:
-            merged = draft.merged(extraction.extract(payload).profile)
+            merged = extraction.extract(payload).applied_to(draft)
         except Exception:  # the re-ask below still tells the user what to write
             logger.exception("could not read the button answer %r", payload)
             return []
