@@ -7,7 +7,7 @@ flags and prints. Bad input is one line on stderr and exit code 2, never a trace
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -46,16 +46,22 @@ def _json(model) -> None:
 @app.command()
 def recommend(
     workload: Annotated[Workload, typer.Option(help="training, inference or mixed.")],
-    gpus: Annotated[Optional[int], typer.Option("--gpus", help="Total GPUs.")] = None,
-    gpus_per_node: Annotated[Optional[int], typer.Option(help="GPUs per server.")] = None,
-    nodes: Annotated[Optional[int], typer.Option("--nodes", help="Number of GPU servers.")] = None,
-    gpu_model: Annotated[Optional[str], typer.Option(help="GPU model, e.g. H100.")] = None,
-    params_b: Annotated[Optional[float], typer.Option("--params-b", help="Model size, billions of parameters.")] = None,
-    budget_usd: Annotated[Optional[float], typer.Option(help="Total cluster budget, USD.")] = None,
-    network_budget_usd: Annotated[Optional[float], typer.Option(help="Budget for the network alone, USD.")] = None,
-    cost_sensitive: Annotated[Optional[bool], typer.Option("--cost-sensitive/--not-cost-sensitive", help="Cost matters more than the last 10-20 % of speed.")] = None,
-    existing_ethernet: Annotated[Optional[bool], typer.Option("--existing-ethernet/--no-existing-ethernet", help="The site already runs high-speed Ethernet.")] = None,
-    prefer: Annotated[Optional[Preference], typer.Option(help="A preferred fabric.")] = None,
+    gpus: Annotated[int | None, typer.Option("--gpus", help="Total GPUs.")] = None,
+    gpus_per_node: Annotated[int | None, typer.Option(help="GPUs per server.")] = None,
+    nodes: Annotated[int | None, typer.Option("--nodes", help="Number of GPU servers.")] = None,
+    gpu_model: Annotated[str | None, typer.Option(help="GPU model, e.g. H100.")] = None,
+    params_b: Annotated[float | None, typer.Option("--params-b", help="Model size, billions of parameters.")] = None,
+    budget_usd: Annotated[float | None, typer.Option(help="Total cluster budget, USD.")] = None,
+    network_budget_usd: Annotated[float | None, typer.Option(help="Budget for the network alone, USD.")] = None,
+    cost_sensitive: Annotated[
+        bool | None,
+        typer.Option("--cost-sensitive/--not-cost-sensitive", help="Cost matters more than the last 10-20 % of speed."),
+    ] = None,
+    existing_ethernet: Annotated[
+        bool | None,
+        typer.Option("--existing-ethernet/--no-existing-ethernet", help="The site already runs high-speed Ethernet."),
+    ] = None,
+    prefer: Annotated[Preference | None, typer.Option(help="A preferred fabric.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the Recommendation as JSON.")] = False,
 ) -> None:
     """Recommend a fabric, topology, ports, switches and cost for a workload."""
@@ -63,9 +69,17 @@ def recommend(
 
     try:
         profile = WorkloadProfile(
-            workload=workload, gpu_count=gpus, gpus_per_node=gpus_per_node, node_count=nodes,
-            gpu_model=gpu_model, model_params_b=params_b, budget_usd=budget_usd, network_budget_usd=network_budget_usd,
-            cost_sensitive=cost_sensitive, existing_ethernet=existing_ethernet, prefer=prefer,
+            workload=workload,
+            gpu_count=gpus,
+            gpus_per_node=gpus_per_node,
+            node_count=nodes,
+            gpu_model=gpu_model,
+            model_params_b=params_b,
+            budget_usd=budget_usd,
+            network_budget_usd=network_budget_usd,
+            cost_sensitive=cost_sensitive,
+            existing_ethernet=existing_ethernet,
+            prefer=prefer,
         )
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
@@ -82,7 +96,9 @@ def size(
     gpus_per_node: Annotated[int, typer.Option(min=1, max=72, help="Compute ports (GPUs) per server.")] = 8,
     radix: Annotated[int, typer.Option(min=4, help="Switch ports at the link speed.")] = 64,
     link_gbps: Annotated[int, typer.Option(min=1, help="Link speed, Gb/s.")] = 400,
-    rail_optimized: Annotated[bool, typer.Option("--rail-optimized", help="One leaf per rail per scalable unit.")] = False,
+    rail_optimized: Annotated[
+        bool, typer.Option("--rail-optimized", help="One leaf per rail per scalable unit.")
+    ] = False,
     oversubscription: Annotated[float, typer.Option(min=1.0, help="Leaf down:up ratio (fat-tree only).")] = 1.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the topology as JSON.")] = False,
 ) -> None:

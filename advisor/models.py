@@ -26,7 +26,9 @@ class Answer(BaseModel):
     text: str = Field(description="The answer.", examples=["PFC pauses transmission when buffers fill..."])
     topic: str = Field(description="Knowledge entry answered from.", examples=["PFC"])
     subject: str = Field(description="Knowledge subject of the entry.", examples=["glossary"])
-    source: str = Field(description="Where the fact comes from.", examples=["Seed guide, 'Priority Flow Control (PFC)'"])
+    source: str = Field(
+        description="Where the fact comes from.", examples=["Seed guide, 'Priority Flow Control (PFC)'"]
+    )
     not_covered: list[str] = Field(
         default_factory=list,
         description="Terms of the question no knowledge entry mentions; when there are any, this entry is "
@@ -59,4 +61,6 @@ class AskResult(BaseModel):
     )
     recommendation: Recommendation | None = Field(default=None, description="When kind is recommendation.")
     answer: Answer | None = Field(default=None, description="When kind is answer.")
-    reply: str = Field(description="Markdown a person reads.", examples=["**InfiniBand NDR**, rail-optimized fat-tree ..."])
+    reply: str = Field(
+        description="Markdown a person reads.", examples=["**InfiniBand NDR**, rail-optimized fat-tree ..."]
+    )

@@ -59,7 +59,16 @@ def services() -> list[Service]:
         ),
         Service(
             "api",
-            [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", host, "--port", str(settings.api_port)],
+            [
+                str(VENV_BIN / "python"),
+                "-m",
+                "uvicorn",
+                "api.app:app",
+                "--host",
+                host,
+                "--port",
+                str(settings.api_port),
+            ],
             REPO,
             {},
             f"http://{host}:{settings.api_port}/healthz",

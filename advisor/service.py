@@ -71,8 +71,13 @@ def answer(question: str) -> Answer | None:
     if not hits:
         return None
     hit = hits[0]
-    return Answer(text=hit.text, topic=hit.title, subject=hit.subject, source=hit.source,
-                  not_covered=knowledge.uncovered_acronyms(question))
+    return Answer(
+        text=hit.text,
+        topic=hit.title,
+        subject=hit.subject,
+        source=hit.source,
+        not_covered=knowledge.uncovered_acronyms(question),
+    )
 
 
 @cache
@@ -137,7 +142,9 @@ def _ask(question: str, profile_json: str | None) -> AskResult:
     earlier = profile or ProfileDraft()
     merged = extraction.applied_to(earlier)
     resized = extraction.size_factor is not None and (merged.gpu_count, merged.node_count) != (
-        earlier.gpu_count, earlier.node_count)
+        earlier.gpu_count,
+        earlier.node_count,
+    )
     kind = classify(question, found, profile, resized)
 
     if kind == AskKind.answer:

@@ -29,9 +29,7 @@ def _db(path: Path) -> sqlite_utils.Database:
     db = sqlite_utils.Database(conn)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    db["recommendations"].create(
-        {"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True
-    )
+    db["recommendations"].create({"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True)
     return db
 
 
@@ -62,7 +60,5 @@ def save(rec: Recommendation, path: Path | None = None) -> Recommendation:
 
 
 def load(rec_id: str, path: Path | None = None) -> Recommendation | None:
-    row = database(path).execute(
-        "SELECT body FROM recommendations WHERE id = ?", [rec_id]
-    ).fetchone()
+    row = database(path).execute("SELECT body FROM recommendations WHERE id = ?", [rec_id]).fetchone()
     return Recommendation.model_validate_json(row[0]) if row else None

@@ -20,7 +20,7 @@ class ApiConfig:
     max_body_bytes: int = MAX_BODY_BYTES
 
     @classmethod
-    def from_settings(cls) -> "ApiConfig":
+    def from_settings(cls) -> ApiConfig:
         from advisor.settings import settings
 
         return cls(api_key=settings.api_key or None)

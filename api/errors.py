@@ -51,7 +51,11 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> JSONRespo
         # any other malformed JSON, a 422 that says what to send
         cause = exc.__cause__
         why = f"{type(cause).__name__}: {cause}" if cause else "undecodable"
-        issue = {"loc": ["body"], "msg": f"body: not valid JSON ({why}); send a UTF-8 JSON object", "type": "json_invalid"}
+        issue = {
+            "loc": ["body"],
+            "msg": f"body: not valid JSON ({why}); send a UTF-8 JSON object",
+            "type": "json_invalid",
+        }
         return JSONResponse(status_code=422, content={"detail": [issue]})
     headers = getattr(exc, "headers", None)
     return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=headers)
@@ -85,7 +89,10 @@ def _message(route: Any, loc: list[str | int], kind: str, error: dict[str, Any])
     name = ".".join(str(p) for p in loc[1:]) or str(loc[0] if loc else "body")
 
     if kind == "json_invalid":
-        return loc, f"body: not valid JSON ({ctx.get('error', 'decode error')} at character {loc[-1]}); send a JSON object"
+        return (
+            loc,
+            f"body: not valid JSON ({ctx.get('error', 'decode error')} at character {loc[-1]}); send a JSON object",
+        )
     if kind == "value_error":
         # model validators phrase their own message as "<field>: what to do"
         text = msg.removeprefix("Value error, ")
@@ -238,7 +245,9 @@ def _allowed(info: FieldInfo | None) -> str:
             min_len = getattr(item, "min_length", None) or min_len
             max_len = getattr(item, "max_length", None) or max_len
     if min_len is not None or max_len is not None:
-        return f"{min_len or 0:,} to {max_len:,} characters" if max_len is not None else f"at least {min_len:,} characters"
+        return (
+            f"{min_len or 0:,} to {max_len:,} characters" if max_len is not None else f"at least {min_len:,} characters"
+        )
     if low is not None or high is not None:
         parts = []
         if low is not None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import Response
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge import Entry
@@ -72,7 +71,16 @@ class KnowledgeSubject(BaseModel):
     subject: str = Field(description="The subject listed.", examples=["glossary"])
     entries: list[dict[str, Any]] = Field(
         description="The subject's entries; each carries its `source`.",
-        examples=[[{"id": "glossary/pfc", "title": "PFC", "text": "Priority Flow Control ...", "source": "Seed guide, 'Priority Flow Control (PFC)'"}]],
+        examples=[
+            [
+                {
+                    "id": "glossary/pfc",
+                    "title": "PFC",
+                    "text": "Priority Flow Control ...",
+                    "source": "Seed guide, 'Priority Flow Control (PFC)'",
+                }
+            ]
+        ],
     )
 
 

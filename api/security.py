@@ -20,8 +20,7 @@ api_key_header = APIKeyHeader(
     name=API_KEY_HEADER,
     scheme_name="APIKeyHeader",
     description=(
-        "Needed on /v1/* when the server sets FABRIC_ADVISOR_API_KEY; "
-        "requests without the right key get 401."
+        "Needed on /v1/* when the server sets FABRIC_ADVISOR_API_KEY; requests without the right key get 401."
     ),
     auto_error=False,
 )

@@ -47,8 +47,20 @@ TARGET_RATIO = 0.5
 
 DISTINCT = 4096  # distinct bodies per POST scenario, so a cache of answers cannot make the figure
 GPU_MODELS = ["H100", "H200", "B200", "A100", "L40S", "MI300X"]
-TERMS = ["PFC", "ECN", "DCQCN", "RoCEv2", "a rail-optimized topology", "a fat-tree", "SHARP", "GPUDirect RDMA",
-         "NVLink", "InfiniBand NDR", "Dragonfly+", "oversubscription"]
+TERMS = [
+    "PFC",
+    "ECN",
+    "DCQCN",
+    "RoCEv2",
+    "a rail-optimized topology",
+    "a fat-tree",
+    "SHARP",
+    "GPUDirect RDMA",
+    "NVLink",
+    "InfiniBand NDR",
+    "Dragonfly+",
+    "oversubscription",
+]
 
 
 def profiles(count: int, seed: int = 7) -> list[dict]:
@@ -56,8 +68,12 @@ def profiles(count: int, seed: int = 7) -> list[dict]:
     rng = random.Random(seed)
     out, seen = [], set()
     while len(out) < count:
-        body = {"workload": rng.choice(["training", "inference", "mixed"]), "gpu_count": 8 * rng.randint(1, 4096),
-                "gpu_model": rng.choice(GPU_MODELS), "model_params_b": rng.choice([7, 13, 34, 70, 180, 405, 1800])}
+        body = {
+            "workload": rng.choice(["training", "inference", "mixed"]),
+            "gpu_count": 8 * rng.randint(1, 4096),
+            "gpu_model": rng.choice(GPU_MODELS),
+            "model_params_b": rng.choice([7, 13, 34, 70, 180, 405, 1800]),
+        }
         if rng.random() < 0.3:
             body["cost_sensitive"] = True
         key = json.dumps(body, sort_keys=True)
@@ -75,7 +91,9 @@ def questions(count: int, seed: int = 11) -> list[dict]:
         n, model = 8 * rng.randint(1, 4096), rng.choice(GPU_MODELS)
         kind = i % 3
         if kind == 0:
-            text = f"We are pretraining a {rng.choice([7, 13, 70, 405])}B model on {n} {model}s. What network do we need?"
+            text = (
+                f"We are pretraining a {rng.choice([7, 13, 70, 405])}B model on {n} {model}s. What network do we need?"
+            )
         elif kind == 1:
             text = f"What is {rng.choice(TERMS)}?"
         else:
@@ -93,8 +111,9 @@ class Scenario:
 
 
 HEALTHZ = Scenario("GET /healthz", "GET", "/healthz", [])
-DISTINCT_PROFILES = Scenario("POST /v1/recommendations (distinct profiles)", "POST", "/v1/recommendations",
-                             profiles(DISTINCT))
+DISTINCT_PROFILES = Scenario(
+    "POST /v1/recommendations (distinct profiles)", "POST", "/v1/recommendations", profiles(DISTINCT)
+)
 SCENARIOS = [
     HEALTHZ,
     DISTINCT_PROFILES,
@@ -143,21 +162,37 @@ def _serve(app: str, scenarios: list[Scenario]) -> list[tuple[Scenario, Figures]
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
         env = {"FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"), "FABRIC_ADVISOR_API_KEY": ""}
         port = free_port()
-        command = [PYTHON, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
-                   "--workers", "1", "--no-access-log", "--log-level", "warning"]
+        command = [
+            PYTHON,
+            "-m",
+            "uvicorn",
+            app,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
         with running(command, port=port, health_path="/healthz", env=env) as server:
             _warm(server.url, scenarios)
             return [(s, measure(server.url, s)) for s in scenarios]
 
 
 def _describe(scenario: Scenario, figures: Figures) -> str:
-    line = (f"{scenario.name}: {figures.rps:,.0f} req/s, p50 {figures.p50_ms:.2f} ms, "
-            f"p99 {figures.p99_ms:.2f} ms, {figures.requests:,} requests")
+    line = (
+        f"{scenario.name}: {figures.rps:,.0f} req/s, p50 {figures.p50_ms:.2f} ms, "
+        f"p99 {figures.p99_ms:.2f} ms, {figures.requests:,} requests"
+    )
     return line + (f", {figures.errors:,} ERRORS" if figures.errors else "")
 
 
-def _floor_lines(floor: list[tuple[Scenario, Figures]], baseline: Figures,
-                 results: list[tuple[Scenario, Figures]]) -> list[str]:
+def _floor_lines(
+    floor: list[tuple[Scenario, Figures]], baseline: Figures, results: list[tuple[Scenario, Figures]]
+) -> list[str]:
     """The bare app's figures, and the time per request the target leaves for the work
     (at TARGET_RATIO of the baseline, less the floor's own POST) against the time the
     real endpoints spend beyond that floor."""
@@ -216,8 +251,9 @@ def _wrk(url: str, scenario: Scenario) -> Figures:
             quoted = ", ".join(_lua_string(json.dumps(b)) for b in scenario.bodies)
             script.write_text(_LUA % quoted)
             command += ["-s", str(script)]
-        out = subprocess.run([*command, url + scenario.path], capture_output=True, text=True,
-                             timeout=SECONDS + 60, check=True).stdout
+        out = subprocess.run(
+            [*command, url + scenario.path], capture_output=True, text=True, timeout=SECONDS + 60, check=True
+        ).stdout
     return _parse_wrk(out)
 
 
@@ -252,9 +288,20 @@ def _python_process(url: str, scenario: Scenario) -> Figures:
     with tempfile.NamedTemporaryFile("w", prefix="bench-bodies-", suffix=".json") as bodies:
         json.dump(scenario.bodies, bodies)
         bodies.flush()
-        command = [PYTHON, "-m", "bench.api", "--load", url + scenario.path, "--method", scenario.method,
-                   "--bodies", bodies.name]
-        out = subprocess.run(command, capture_output=True, text=True, timeout=SECONDS + 120, check=True, cwd=REPO).stdout
+        command = [
+            PYTHON,
+            "-m",
+            "bench.api",
+            "--load",
+            url + scenario.path,
+            "--method",
+            scenario.method,
+            "--bodies",
+            bodies.name,
+        ]
+        out = subprocess.run(
+            command, capture_output=True, text=True, timeout=SECONDS + 120, check=True, cwd=REPO
+        ).stdout
     return Figures(**json.loads(out.strip().splitlines()[-1]))
 
 
@@ -295,8 +342,9 @@ async def _load(url: str, method: str, bodies: list[dict]) -> Figures:
     await asyncio.gather(*(worker(n) for n in range(CONNECTIONS)))
     seconds = time.perf_counter() - started
     cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [0.0] * 99
-    return Figures(len(latencies) + errors, errors, seconds, len(latencies) / seconds,
-                   cuts[49], cuts[98], "asyncio load generator")
+    return Figures(
+        len(latencies) + errors, errors, seconds, len(latencies) / seconds, cuts[49], cuts[98], "asyncio load generator"
+    )
 
 
 def _request_bytes(method: str, host: str, port: int, path: str, body: dict | None) -> bytes:
@@ -312,7 +360,9 @@ async def _read_response(reader: asyncio.StreamReader) -> int:
     head = await reader.readuntil(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split(" ", 2)[1])
-    length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), None)
+    length = next(
+        (int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), None
+    )
     if length is None:
         raise RuntimeError(f"response without Content-Length: {lines[0]}")
     await reader.readexactly(length)

@@ -15,8 +15,8 @@ import uuid
 
 import httpx
 
-from bot import launch
 from advisor.processes import RASA_BIN
+from bot import launch
 
 TURNS = 50
 WARMUP = 5

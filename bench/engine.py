@@ -11,7 +11,9 @@ from rules.models import WorkloadProfile
 from rules.rulebook import forget_memos
 
 PROFILES = {
-    "128 GPUs (H100, 70B training)": WorkloadProfile(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70),
+    "128 GPUs (H100, 70B training)": WorkloadProfile(
+        workload="training", gpu_count=128, gpu_model="H100", model_params_b=70
+    ),
     "100,000 GPUs (H100, 1.8T training)": WorkloadProfile(
         workload="training", gpu_count=100_000, gpu_model="H100", model_params_b=1800
     ),

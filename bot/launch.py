@@ -50,11 +50,17 @@ def ensure_model(timeout: float = 600.0) -> Path:
     """The trained model, trained first when it is missing or older than the bot's data."""
     if model_is_stale():
         result = subprocess.run(
-            train_command(), cwd=BOT, env={**os.environ, **RASA_ENV},
-            capture_output=True, text=True, timeout=timeout,
+            train_command(),
+            cwd=BOT,
+            env={**os.environ, **RASA_ENV},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
         if result.returncode != 0 or not MODEL.exists():
-            raise RuntimeError(f"rasa train failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+            raise RuntimeError(
+                f"rasa train failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+            )
     return MODEL
 
 
@@ -66,8 +72,21 @@ def rasa_command(port: int, model: Path = MODEL, host: str = "127.0.0.1") -> lis
     """`rasa run` in bot/. `--cors "*"` lets the web widget, served by the API on another
     port, fall back to socket.io long-polling when a websocket cannot be opened."""
     return [
-        str(RASA_BIN / "rasa"), "run", "--enable-api", "-i", host, "-p", str(port), "--cors", "*",
-        "--model", str(model), "--endpoints", "endpoints.yml", "--credentials", "credentials.yml",
+        str(RASA_BIN / "rasa"),
+        "run",
+        "--enable-api",
+        "-i",
+        host,
+        "-p",
+        str(port),
+        "--cors",
+        "*",
+        "--model",
+        str(model),
+        "--endpoints",
+        "endpoints.yml",
+        "--credentials",
+        "credentials.yml",
     ]
 
 
@@ -76,8 +95,12 @@ def action_server(port: int | None = None, env: dict[str, str] | None = None) ->
     """The rasa-sdk action server (our env), serving bot.actions."""
     port = port or free_port()
     with running(
-        actions_command(port), port=port, health_path="/health", cwd=REPO,
-        env={"SANIC_HOST": "127.0.0.1", **(env or {})}, timeout=ACTIONS_START_TIMEOUT,
+        actions_command(port),
+        port=port,
+        health_path="/health",
+        cwd=REPO,
+        env={"SANIC_HOST": "127.0.0.1", **(env or {})},
+        timeout=ACTIONS_START_TIMEOUT,
     ) as server:
         yield server
 
@@ -95,7 +118,12 @@ def rasa_server(
         **(env or {}),
     }
     with running(
-        rasa_command(port), port=port, health_path="/status", cwd=BOT, env=variables, timeout=RASA_START_TIMEOUT,
+        rasa_command(port),
+        port=port,
+        health_path="/status",
+        cwd=BOT,
+        env=variables,
+        timeout=RASA_START_TIMEOUT,
     ) as server:
         yield server
 

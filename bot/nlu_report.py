@@ -17,15 +17,23 @@ AVERAGES = ("macro avg", "weighted avg")
 
 def report_lines(report: dict) -> list[str]:
     """The table: one row per intent (worst F1 first), then the averages and accuracy."""
-    intents = {name: row for name, row in report.items() if isinstance(row, dict) and name not in AVERAGES and name != "micro avg"}
+    intents = {
+        name: row
+        for name, row in report.items()
+        if isinstance(row, dict) and name not in AVERAGES and name != "micro avg"
+    }
     lines = [f"{'intent':<20} {'precision':>9} {'recall':>7} {'F1':>6} {'support':>8}"]
     for name, row in sorted(intents.items(), key=lambda item: item[1]["f1-score"]):
-        lines.append(f"{name:<20} {row['precision']:>9.2f} {row['recall']:>7.2f} {row['f1-score']:>6.2f} {row['support']:>8}")
+        lines.append(
+            f"{name:<20} {row['precision']:>9.2f} {row['recall']:>7.2f} {row['f1-score']:>6.2f} {row['support']:>8}"
+        )
     lines.append("-" * 54)
     for name in AVERAGES:
         if name in report:
             row = report[name]
-            lines.append(f"{name:<20} {row['precision']:>9.2f} {row['recall']:>7.2f} {row['f1-score']:>6.2f} {row['support']:>8}")
+            lines.append(
+                f"{name:<20} {row['precision']:>9.2f} {row['recall']:>7.2f} {row['f1-score']:>6.2f} {row['support']:>8}"
+            )
     if "accuracy" in report:
         lines.append(f"{'accuracy':<20} {report['accuracy']:>31.2f}")
     return lines

@@ -28,5 +28,14 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
     if count is None:
         return []
     span = (token.i, token.i + 1)
-    return [Reading("answer_to_question", "size", token.i, token.i + 1, {expecting: count}, {expecting: span},
-                    frozenset({("quantity", token.i)}))]
+    return [
+        Reading(
+            "answer_to_question",
+            "size",
+            token.i,
+            token.i + 1,
+            {expecting: count},
+            {expecting: span},
+            frozenset({("quantity", token.i)}),
+        )
+    ]

@@ -35,7 +35,20 @@ MAX_PARAMS_B = 1_000_000
 MAX_BUDGET_USD = 1e12
 MIN_BUDGET_USD = 1_000  # "$500" is not a cluster budget
 YES_NO_OPENERS = {
-    "is", "are", "does", "do", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
+    "is",
+    "are",
+    "does",
+    "do",
+    "did",
+    "can",
+    "could",
+    "should",
+    "would",
+    "will",
+    "shall",
+    "may",
+    "might",
+    "must",
 }
 WH_OPENERS = {"what", "which", "how", "why", "when", "where", "who", "whats", "what's"}
 REFINERS = {"and", "with", "+", "using", "plus", "(", "/", "-", "on"}
@@ -172,9 +185,16 @@ def read_size(match: Match) -> Reading | None:
             if role not in plausible and _count(value, contract) is None:
                 # "100 GPUs per node" is out of range, not a total of 100: keep the number from
                 # every other reading, give nothing, and say what could not be used
-                return Reading(match.rule["name"], "ignore", match.start, match.end, {}, {},
-                               _claims("quantity", match.role_tokens(role)),
-                               rejected={role: (match.start, match.end)} if role in COUNT_FIELDS else {})
+                return Reading(
+                    match.rule["name"],
+                    "ignore",
+                    match.start,
+                    match.end,
+                    {},
+                    {},
+                    _claims("quantity", match.role_tokens(role)),
+                    rejected={role: (match.start, match.end)} if role in COUNT_FIELDS else {},
+                )
             count = _count(value, plausible.get(role, contract))
             if count is None:  # implausible for this phrasing: another reading may fit
                 return None
@@ -186,8 +206,7 @@ def read_size(match: Match) -> Reading | None:
     model = _model_in(match)
     if model is not None:
         values["gpu_model"], sources["gpu_model"] = model
-    return Reading(match.rule["name"], "size", match.start, match.end, values, sources,
-                   _claims("quantity", claimed))
+    return Reading(match.rule["name"], "size", match.start, match.end, values, sources, _claims("quantity", claimed))
 
 
 @handler("scale")
@@ -206,13 +225,20 @@ def read_scale(match: Match) -> Reading | None:
     if not isinstance(factor, float | int) or not low <= factor <= high or factor == 1:
         return None
     claims = _claims("quantity", [token.i]) if token.ent_type_ == "NUM" else frozenset()
-    return Reading(match.rule["name"], "scale", match.start, match.end, {"size_factor": float(factor)},
-                   {"size_factor": (match.start, match.end)}, claims)
+    return Reading(
+        match.rule["name"],
+        "scale",
+        match.start,
+        match.end,
+        {"size_factor": float(factor)},
+        {"size_factor": (match.start, match.end)},
+        claims,
+    )
 
 
 @handler("systems")
 def read_systems(match: Match) -> Reading | None:
-    """"2 DGX H200": two nodes of the system's GPUs; "2 GB200 NVL72": two racks of 18 trays."""
+    """ "2 DGX H200": two nodes of the system's GPUs; "2 GB200 NVL72": two racks of 18 trays."""
     counts = match.role_tokens("systems")
     systems = match.role_tokens("system")
     if not counts or not systems:
@@ -237,13 +263,20 @@ def read_systems(match: Match) -> Reading | None:
         "gpu_model": shape.gpu_model,
     }
     sources = {"node_count": whole, "gpus_per_node": system_span, "gpu_count": whole, "gpu_model": system_span}
-    return Reading(match.rule["name"], "systems", match.start, match.end, values, sources,
-                   _claims("quantity", [counts[0], systems[0], *groups]))
+    return Reading(
+        match.rule["name"],
+        "systems",
+        match.start,
+        match.end,
+        values,
+        sources,
+        _claims("quantity", [counts[0], systems[0], *groups]),
+    )
 
 
 @handler("groups")
 def read_groups(match: Match) -> Reading | None:
-    """"2 pods of 256 GPUs": a GPU total from groups of GPUs (how many nodes is not said)."""
+    """ "2 pods of 256 GPUs": a GPU total from groups of GPUs (how many nodes is not said)."""
     groups = match.role_tokens("groups")
     sizes = match.role_tokens("group_gpus")
     if not groups or not sizes:
@@ -257,8 +290,9 @@ def read_groups(match: Match) -> Reading | None:
     model = _model_in(match)
     if model is not None:
         values["gpu_model"], sources["gpu_model"] = model
-    return Reading(match.rule["name"], "size", match.start, match.end, values, sources,
-                   _claims("quantity", [groups[0], sizes[0]]))
+    return Reading(
+        match.rule["name"], "size", match.start, match.end, values, sources, _claims("quantity", [groups[0], sizes[0]])
+    )
 
 
 @handler("params")
@@ -273,8 +307,15 @@ def read_params(match: Match) -> Reading | None:
     if not 0 < billions <= MAX_PARAMS_B:
         return None
     billions = round(billions, 6)
-    return Reading(match.rule["name"], "params", match.start, match.end, {"model_params_b": billions},
-                   {"model_params_b": (match.start, match.end)}, _claims("quantity", [index]))
+    return Reading(
+        match.rule["name"],
+        "params",
+        match.start,
+        match.end,
+        {"model_params_b": billions},
+        {"model_params_b": (match.start, match.end)},
+        _claims("quantity", [index]),
+    )
 
 
 CONJUNCTIONS = {"and", "&", "plus", "+", "or", "/"}
@@ -313,15 +354,23 @@ def read_budget(match: Match) -> Reading | None:
         return None
     if not float(match.rule.get("min_usd", MIN_BUDGET_USD)) <= value <= MAX_BUDGET_USD:
         return None
-    return Reading(match.rule["name"], "budget", match.start, match.end, {field: float(value)},
-                   {field: (match.start, match.end)}, _claims("quantity", [index]))
+    return Reading(
+        match.rule["name"],
+        "budget",
+        match.start,
+        match.end,
+        {field: float(value)},
+        {field: (match.start, match.end)},
+        _claims("quantity", [index]),
+    )
 
 
 @handler("ignore")
 def read_ignored(match: Match) -> Reading | None:
     """Numbers of things that are not GPUs or servers ("8 rails", "15 trillion tokens")."""
-    return Reading(match.rule["name"], "ignore", match.start, match.end, {}, {},
-                   _claims("quantity", match.role_tokens("ignored")))
+    return Reading(
+        match.rule["name"], "ignore", match.start, match.end, {}, {}, _claims("quantity", match.role_tokens("ignored"))
+    )
 
 
 # ----------------------------------------------------------------------------- phrases
@@ -337,17 +386,25 @@ def read_cue(match: Match) -> Reading | None:
     if not_after and _after_any(doc, match.start, not_after, window=int(match.rule.get("not_after_window", 5))):
         return None
     field = match.rule["field"]
-    return Reading(match.rule["name"], "cue", match.start, match.end, {field: match.rule["value"]},
-                   {field: (match.start, match.end)}, _claims(field, range(match.start, match.end)),
-                   weak=bool(match.rule.get("weak", False)))
+    return Reading(
+        match.rule["name"],
+        "cue",
+        match.start,
+        match.end,
+        {field: match.rule["value"]},
+        {field: (match.start, match.end)},
+        _claims(field, range(match.start, match.end)),
+        weak=bool(match.rule.get("weak", False)),
+    )
 
 
 @handler("block")
 def read_blocker(match: Match) -> Reading | None:
     """A phrase that looks like a cue and is not one: it claims the words, gives nothing."""
     field = match.rule["field"]
-    return Reading(match.rule["name"], "block", match.start, match.end, {}, {},
-                   _claims(field, range(match.start, match.end)))
+    return Reading(
+        match.rule["name"], "block", match.start, match.end, {}, {}, _claims(field, range(match.start, match.end))
+    )
 
 
 @handler("flag")
@@ -363,8 +420,15 @@ def read_flag(match: Match) -> Reading | None:
     if match.rule.get("questions_ask") and _in_question(match.doc, match.start):
         return None  # "Does Ultra Ethernet change anything today?" says nothing about the site
     field = match.rule["field"]
-    return Reading(match.rule["name"], "flag", match.start, match.end, {field: bool(match.rule["value"])},
-                   {field: (match.start, match.end)}, _claims(field, range(match.start, match.end)))
+    return Reading(
+        match.rule["name"],
+        "flag",
+        match.start,
+        match.end,
+        {field: bool(match.rule["value"])},
+        {field: (match.start, match.end)},
+        _claims(field, range(match.start, match.end)),
+    )
 
 
 @handler("preference")
@@ -382,12 +446,19 @@ def read_preference(match: Match) -> Reading | None:
     if match.rule.get("clause_end") and match.end < len(doc) and not doc[match.end].is_punct:
         return None
     value, source = _refined(doc, index)
-    return Reading(match.rule["name"], "preference", match.start, match.end, {"prefer": value},
-                   {"prefer": source}, _claims("prefer", range(match.start, match.end)))
+    return Reading(
+        match.rule["name"],
+        "preference",
+        match.start,
+        match.end,
+        {"prefer": value},
+        {"prefer": source},
+        _claims("prefer", range(match.start, match.end)),
+    )
 
 
 def _in_question(doc: Doc, index: int, wh: bool = False) -> bool:
-    """"Does training require InfiniBand?" and "8 GPUs in one server, do I need InfiniBand?"
+    """ "Does training require InfiniBand?" and "8 GPUs in one server, do I need InfiniBand?"
     ask; they do not prefer. The sentence ends in "?" and it, or the clause the cue is in,
     opens with an auxiliary verb (or, for rules that say so, a wh-word: "What MTU should
     we set for RoCE?"; the what-if rules keep "what about RoCE?")."""
@@ -400,7 +471,7 @@ def _in_question(doc: Doc, index: int, wh: bool = False) -> bool:
 
 
 def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:
-    """"Ethernet with RoCE" is RoCE, "InfiniBand (NDR)" is NDR: the more specific fabric."""
+    """ "Ethernet with RoCE" is RoCE, "InfiniBand (NDR)" is NDR: the more specific fabric."""
     value = doc[index]._.get(VALUE)
     source = (index, index + 1)
     for step in (1, 2, 3):
@@ -437,8 +508,9 @@ def read_model(match: Match) -> Reading | None:
         shape = system_shape(token._.get(VALUE))
         if shape is not None and shape.nodes_per_unit == 1:
             values["system_gpus"], sources["system_gpus"] = shape.gpus, (index, index + 1)
-    return Reading(match.rule["name"], "model_mention", match.start, match.end, values, sources,
-                   _claims("model", [index]))
+    return Reading(
+        match.rule["name"], "model_mention", match.start, match.end, values, sources, _claims("model", [index])
+    )
 
 
 def _has_gpu_context(doc: Doc, index: int) -> bool:

@@ -149,9 +149,50 @@ def rule_set() -> RuleSet:
 
 
 # Words too common to tell whether a pattern can match.
-_COMMON = frozenset({"a", "an", "the", "of", "is", "are", "to", "in", "on", "for", "and", "with", "we", "i",
-                     "our", "be", "'s", "it", "this", "that", "-", ",", ":", "/", "per", "each", "will",
-                     "have", "has", "would", "'d", "do", "does", "not", "n't", "no", "as", "at", "by", "or"})
+_COMMON = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "of",
+        "is",
+        "are",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "with",
+        "we",
+        "i",
+        "our",
+        "be",
+        "'s",
+        "it",
+        "this",
+        "that",
+        "-",
+        ",",
+        ":",
+        "/",
+        "per",
+        "each",
+        "will",
+        "have",
+        "has",
+        "would",
+        "'d",
+        "do",
+        "does",
+        "not",
+        "n't",
+        "no",
+        "as",
+        "at",
+        "by",
+        "or",
+    }
+)
 
 
 def _required(pattern: Pattern) -> list[Gate]:

@@ -31,14 +31,14 @@ class Extraction(BaseModel):
     spans: list[Span] = Field(default_factory=list, description="Where each value came from, in text order.")
     rejected: list[Span] = Field(
         default_factory=list,
-        description="Sizes the question states that are outside the allowed range (\"0 GPUs\", "
-        "\"5 million GPUs\"); not used, so the person can be told why.",
+        description='Sizes the question states that are outside the allowed range ("0 GPUs", '
+        '"5 million GPUs"); not used, so the person can be told why.',
     )
 
     size_factor: float | None = Field(
         default=None,
         gt=0,
-        description="A relative change of the cluster's size (\"double it\" 2, \"half as many\" 0.5), for the "
+        description='A relative change of the cluster\'s size ("double it" 2, "half as many" 0.5), for the '
         "size of earlier turns; set only when the text states no size of its own.",
         examples=[2.0],
     )

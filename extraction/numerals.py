@@ -49,8 +49,13 @@ class NumberReader:
         self.article_takes = set(table["article_takes"])
         self.multipliers = {**self.scales, **self.suffixes, **self.hundred, "dozen": 12.0}
         self.words = (
-            set(self.units) | set(self.teens) | set(self.tens) | set(self.hundred)
-            | set(self.scales) | set(self.groups) | set(self.fractions)
+            set(self.units)
+            | set(self.teens)
+            | set(self.tens)
+            | set(self.hundred)
+            | set(self.scales)
+            | set(self.groups)
+            | set(self.fractions)
         )
 
     def token_classes(self) -> dict[str, dict[str, Any]]:
@@ -88,7 +93,7 @@ class NumberReader:
         scale = self.multipliers[rest[0]]
         return Quantity(value * scale, scale)
 
-    def _read_words(self, words: list[str]) -> Quantity | None:  # noqa: C901 - one small grammar
+    def _read_words(self, words: list[str]) -> Quantity | None:
         """English cardinals: units, teens, tens, "hundred", scales, "dozen", "couple", "half a"."""
         article = words[0] in self.articles
         if article:

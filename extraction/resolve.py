@@ -106,9 +106,7 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
     decisions: dict[str, Decision] = {}
     for field, policy in policies.items():
         candidates = [
-            Candidate(r.values[field], r.sources.get(field, (r.start, r.end)), r)
-            for r in readings
-            if field in r.values
+            Candidate(r.values[field], r.sources.get(field, (r.start, r.end)), r) for r in readings if field in r.values
         ]
         if candidates:
             decision = RESOLVERS[policy](candidates, decisions)
@@ -122,14 +120,20 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
         factor = None  # "what if we doubled to 512 GPUs?" states the size itself
     profile, kept = _profile(decisions)
     spans = []
-    for field, decision in [(field, decisions[field]) for field in kept] + ([("size_factor", factor)] if factor else []):
+    for field, decision in [(field, decisions[field]) for field in kept] + (
+        [("size_factor", factor)] if factor else []
+    ):
         for start, end in decision.sources:
             first, last = doc[start].idx, doc[start:end].end_char
             spans.append(Span(field=field, text=original[first:last], start=first, end=last))
     spans.sort(key=lambda span: (span.start, span.end, span.field))
     rejected = [
-        Span(field=name, text=original[doc[start].idx : doc[start:end].end_char], start=doc[start].idx,
-             end=doc[start:end].end_char)
+        Span(
+            field=name,
+            text=original[doc[start].idx : doc[start:end].end_char],
+            start=doc[start].idx,
+            end=doc[start:end].end_char,
+        )
         for reading in readings
         for name, (start, end) in reading.rejected.items()
         if name not in kept

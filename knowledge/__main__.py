@@ -1,8 +1,8 @@
 """`python -m knowledge`: build the database, search it, list a subject.
 
-    python -m knowledge build [--db PATH] [--force]
-    python -m knowledge search "what is PFC" [--limit 5] [--db PATH]
-    python -m knowledge subject faq [--db PATH]
+python -m knowledge build [--db PATH] [--force]
+python -m knowledge search "what is PFC" [--limit 5] [--db PATH]
+python -m knowledge subject faq [--db PATH]
 """
 
 from __future__ import annotations

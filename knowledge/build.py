@@ -21,7 +21,7 @@ import os
 import sqlite3
 import tempfile
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import sqlite_utils
@@ -125,7 +125,7 @@ def _write(path: Path, records: list[sources.Record], digest: str) -> None:
                 {"key": "fingerprint", "value": digest},
                 {"key": "schema_version", "value": sources.SCHEMA_VERSION},
                 {"key": "entries", "value": str(len(records))},
-                {"key": "built_at", "value": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+                {"key": "built_at", "value": datetime.now(UTC).isoformat(timespec="seconds")},
             ],
             pk="key",
         )

@@ -1,10 +1,10 @@
 """Reading the knowledge database: full-text search, one entry, one subject.
 
-    >>> import knowledge
-    >>> knowledge.search("what is PFC")[0].title          # doctest: +SKIP
-    'PFC (Priority Flow Control)'
-    >>> [e["id"] for e in knowledge.subject("faq")]      # doctest: +SKIP
-    ['faq-do-i-need-infiniband', 'faq-infiniband-vs-ethernet-cost', 'faq-ports-per-server']
+>>> import knowledge
+>>> knowledge.search("what is PFC")[0].title          # doctest: +SKIP
+'PFC (Priority Flow Control)'
+>>> [e["id"] for e in knowledge.subject("faq")]      # doctest: +SKIP
+['faq-do-i-need-infiniband', 'faq-infiniband-vs-ethernet-cost', 'faq-ports-per-server']
 """
 
 from __future__ import annotations
@@ -32,11 +32,17 @@ class Entry(BaseModel):
     title: str = Field(description="What the entry is about.", examples=["PFC (Priority Flow Control)"])
     text: str = Field(
         description="The entry's answer or definition.",
-        examples=["Priority Flow Control pauses one traffic class on a link when the receiver's buffer fills, so RDMA frames are not dropped."],
+        examples=[
+            "Priority Flow Control pauses one traffic class on a link when the receiver's buffer fills, so RDMA frames are not dropped."
+        ],
     )
-    source: str = Field(description="Where the fact comes from.", examples=['Seed guide: "Priority Flow Control (PFC)"'])
+    source: str = Field(
+        description="Where the fact comes from.", examples=['Seed guide: "Priority Flow Control (PFC)"']
+    )
     note: str = Field(default="", description="Where the guide and the vendor differ, if they do.", examples=[""])
-    score: float = Field(default=0.0, description="bm25 relevance, higher is better; 0 outside search.", examples=[7.42])
+    score: float = Field(
+        default=0.0, description="bm25 relevance, higher is better; 0 outside search.", examples=[7.42]
+    )
 
 
 class UnknownSubject(KeyError):
@@ -81,9 +87,7 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
         if "fts5" in str(exc).lower():
             return []
         raise
-    hits = [
-        Entry(**dict(zip(_ENTRY_COLUMNS, row)), score=round(-row[-1] * boost(row[2]), 4)) for row in rows
-    ]
+    hits = [Entry(**dict(zip(_ENTRY_COLUMNS, row)), score=round(-row[-1] * boost(row[2]), 4)) for row in rows]
     hits.sort(key=lambda hit: hit.score, reverse=True)
     return hits[:limit]
 

@@ -94,8 +94,9 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
 
     if kind == TopologyKind.single_node:
         topology = sizing.single_node(profile.gpu_count)
-        fabric = Fabric(technology=technology, name=fabric_name(technology, 0), link_gbps=0,
-                        latency_us=option.latency_us)
+        fabric = Fabric(
+            technology=technology, name=fabric_name(technology, 0), link_gbps=0, latency_us=option.latency_us
+        )
         nic_ports = 0
     else:
         topology, switch, notes = _size(kind, technology, link_gbps, facts, profile)
@@ -194,7 +195,11 @@ def _rail_fabric(technology: str, nodes: int, rails: int, radix: int, link_gbps:
     """The rail-optimized fabric as the SuperPOD builds it: SUs of radix/2 nodes, and on
     InfiniBand one node slot kept for the fabric manager (UFM); Ethernet needs none."""
     return sizing.size_rail_optimized(
-        nodes=nodes, rails=rails, radix=radix, link_gbps=link_gbps, nodes_per_su=radix // 2,
+        nodes=nodes,
+        rails=rails,
+        radix=radix,
+        link_gbps=link_gbps,
+        nodes_per_su=radix // 2,
         reserved_endpoints=1 if str(technology).startswith("infiniband") else 0,
     )
 

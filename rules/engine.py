@@ -57,7 +57,9 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         performance=_performance(primary),
         roce_configuration=_roce_checklist() if advice.get("roce_checklist") else [],
         alternatives=[_alternative(c, primary) for f, c in candidates.items() if f != final],
-        explanation=[_reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired],
+        explanation=[
+            _reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired
+        ],
         warnings=[item.warning for item in fired if item.warning],
     )
 

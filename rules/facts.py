@@ -27,7 +27,7 @@ def usd(amount: float) -> str:
 
 
 def usd_range(low: float, high: float) -> str:
-    """"$200K-$400K": a cost range in rule statements."""
+    """ "$200K-$400K": a cost range in rule statements."""
     return f"{usd(low)}-{usd(high)}"
 
 

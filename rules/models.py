@@ -70,8 +70,7 @@ class _Model(BaseModel):
 
 _PROFILE_FIELDS = dict(
     workload=(
-        "What the cluster runs: `training` (pretraining, fine-tuning), `inference` "
-        "(serving) or `mixed`.",
+        "What the cluster runs: `training` (pretraining, fine-tuning), `inference` (serving) or `mixed`.",
         "training",
     ),
     gpu_count=(f"Total GPUs in the cluster, 1 to {MAX_GPUS:,}.", 128),
@@ -118,7 +117,7 @@ class ProfileDraft(_Model):
     existing_ethernet: bool | None = _field("existing_ethernet", strict=True)
     prefer: Preference | None = _field("prefer")
 
-    def merged(self, newer: "ProfileDraft") -> "ProfileDraft":
+    def merged(self, newer: ProfileDraft) -> ProfileDraft:
         """This draft updated with every field the newer one sets.
 
         When the newer draft changes the size of the cluster, the size fields of this
@@ -140,7 +139,7 @@ class ProfileDraft(_Model):
                     base.pop(name, None)
         return ProfileDraft.model_validate({**base, **updates})
 
-    def scaled(self, factor: float) -> "ProfileDraft":
+    def scaled(self, factor: float) -> ProfileDraft:
         """This draft's cluster `factor` times as large in whole servers, the server shape
         kept: "double it" on 16 nodes of 8 GPUs is 32 nodes, 256 GPUs; never below one
         server. A draft with no size stays as it is; past the largest cluster this raises
@@ -177,12 +176,10 @@ class WorkloadProfile(ProfileDraft):
     server's GPUs per node. When all three are given they must agree.
     """
 
-    workload: Workload = Field(
-        description=_PROFILE_FIELDS["workload"][0], examples=[_PROFILE_FIELDS["workload"][1]]
-    )
+    workload: Workload = Field(description=_PROFILE_FIELDS["workload"][0], examples=[_PROFILE_FIELDS["workload"][1]])
 
     @model_validator(mode="after")
-    def _resolve_size(self) -> "WorkloadProfile":
+    def _resolve_size(self) -> WorkloadProfile:
         if self.gpu_count is None and self.node_count is None:
             raise ValueError("gpu_count: give the number of GPUs (1 to 1,000,000) or node_count")
         explicit_gpn = self.gpus_per_node is not None
@@ -192,8 +189,7 @@ class WorkloadProfile(ProfileDraft):
             self.gpu_count = self.node_count * gpn
             if self.gpu_count > MAX_GPUS:
                 raise ValueError(
-                    f"gpu_count: node_count x gpus_per_node = {self.gpu_count:,} GPUs, "
-                    f"over the limit of {MAX_GPUS:,}"
+                    f"gpu_count: node_count x gpus_per_node = {self.gpu_count:,} GPUs, over the limit of {MAX_GPUS:,}"
                 )
         elif self.node_count is None:
             if not explicit_gpn:
@@ -241,7 +237,9 @@ class Fabric(_Model):
         default=None, description="Switch the fabric is sized with.", examples=["NVIDIA Quantum-2 QM9700"]
     )
     switch_radix: int | None = Field(default=None, description="Ports per switch at link_gbps.", examples=[64])
-    nic_model: str | None = Field(default=None, description="Server NIC for the compute links.", examples=["ConnectX-7"])
+    nic_model: str | None = Field(
+        default=None, description="Server NIC for the compute links.", examples=["ConnectX-7"]
+    )
     latency_us: str = Field(description="Typical port-to-port latency.", examples=["<1"])
 
 
@@ -263,9 +261,13 @@ class Topology(_Model):
     leaf_switches: int = Field(ge=0, description="Leaf (edge) switches.", examples=[32])
     spine_switches: int = Field(ge=0, description="Spine switches.", examples=[16])
     core_switches: int = Field(ge=0, description="Core (third tier) switches.", examples=[0])
-    scalable_units: int | None = Field(default=None, description="DGX SuperPOD scalable units, when rail-optimized.", examples=[4])
+    scalable_units: int | None = Field(
+        default=None, description="DGX SuperPOD scalable units, when rail-optimized.", examples=[4]
+    )
     cables: list[CableTier] = Field(
-        default_factory=list, description="Cables per tier.", examples=[[{"tier": "node-leaf", "count": 128, "gbps": 400}]]
+        default_factory=list,
+        description="Cables per tier.",
+        examples=[[{"tier": "node-leaf", "count": 128, "gbps": 400}]],
     )
     bisection_gbps: float = Field(ge=0, description="Bisection bandwidth in Gb/s.", examples=[203200])
     notes: list[str] = Field(
@@ -291,14 +293,20 @@ class Port(_Model):
 
 
 class Cost(_Model):
-    network_usd_low: int = Field(description="Low end of the network cost (switches, NICs, cables).", examples=[1_600_000])
+    network_usd_low: int = Field(
+        description="Low end of the network cost (switches, NICs, cables).", examples=[1_600_000]
+    )
     network_usd_high: int = Field(description="High end of the network cost.", examples=[3_200_000])
     basis: str = Field(
         description="How the range was scaled and from what.",
         examples=["Scaled from the guide's 16-node InfiniBand figure ($200K-$400K) by switch, NIC and cable counts."],
     )
-    budget_share_low: float | None = Field(default=None, description="Network cost as a share of budget, low end.", examples=[0.04])
-    budget_share_high: float | None = Field(default=None, description="Network cost as a share of budget, high end.", examples=[0.08])
+    budget_share_low: float | None = Field(
+        default=None, description="Network cost as a share of budget, low end.", examples=[0.04]
+    )
+    budget_share_high: float | None = Field(
+        default=None, description="Network cost as a share of budget, high end.", examples=[0.08]
+    )
 
 
 class Performance(_Model):
@@ -317,8 +325,12 @@ class Performance(_Model):
 class RoceSetting(_Model):
     setting: str = Field(description="Mechanism to configure.", examples=["PFC"])
     value: str = Field(description="What to set.", examples=["enable on the RDMA priority (3) on every switch and NIC"])
-    why: str = Field(description="Why it is needed.", examples=["RoCE needs a lossless fabric; PFC stops drops when buffers fill."])
-    source: str = Field(description="Where the guidance comes from.", examples=["Seed guide, 'Lossless Ethernet configuration'"])
+    why: str = Field(
+        description="Why it is needed.", examples=["RoCE needs a lossless fabric; PFC stops drops when buffers fill."]
+    )
+    source: str = Field(
+        description="Where the guidance comes from.", examples=["Seed guide, 'Lossless Ethernet configuration'"]
+    )
 
 
 class Alternative(_Model):
@@ -330,9 +342,13 @@ class Alternative(_Model):
     relative_training_throughput: float = Field(
         description="Expected training throughput relative to InfiniBand.", examples=[0.85]
     )
-    allreduce_ms: float | None = Field(default=None, description="One gradient all-reduce on this fabric, ms.", examples=[365.2])
+    allreduce_ms: float | None = Field(
+        default=None, description="One gradient all-reduce on this fabric, ms.", examples=[365.2]
+    )
     latency_us: str = Field(description="Typical latency.", examples=["1-5"])
-    operational_complexity: Literal["low", "medium", "high"] = Field(description="How hard it is to run.", examples=["high"])
+    operational_complexity: Literal["low", "medium", "high"] = Field(
+        description="How hard it is to run.", examples=["high"]
+    )
     trade_off: str = Field(
         description="Why it was or was not chosen.",
         examples=["Cheaper; 10-20 % slower training; lossless Ethernet needs PFC, ECN and DCQCN tuned."],
@@ -345,7 +361,9 @@ class Reason(_Model):
         description="What the rule concluded, for this workload.",
         examples=["Training on 128 GPUs: InfiniBand HDR or NDR is strongly recommended."],
     )
-    source: str = Field(description="Where the rule comes from.", examples=["Seed guide, 'Recommendations by workload'"])
+    source: str = Field(
+        description="Where the rule comes from.", examples=["Seed guide, 'Recommendations by workload'"]
+    )
     overridden_by: str | None = Field(
         default=None,
         description="The rule whose decision took precedence over this one's, when one did.",
@@ -369,4 +387,3 @@ class Recommendation(_Model):
         description="Things the customer should check.",
         examples=[["DGX A100 carries ConnectX-6 (HDR, 200 Gb/s): NDR links would run at 200G."]],
     )
-

@@ -58,7 +58,7 @@ class Rule:
     memo: dict[tuple, bool] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, raw: dict[str, Any], stage: str) -> "Rule":
+    def load(cls, raw: dict[str, Any], stage: str) -> Rule:
         spec = RuleSpec.model_validate(raw)
         context = rule_engine.Context(default_value=None)
         try:

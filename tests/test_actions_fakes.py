@@ -18,8 +18,16 @@ from rasa_sdk.executor import CollectingDispatcher
 from rules.models import Recommendation, WorkloadProfile
 
 PROFILE_SLOTS = (
-    "workload", "gpu_count", "gpus_per_node", "node_count", "gpu_model",
-    "model_params_b", "budget_usd", "cost_sensitive", "existing_ethernet", "prefer",
+    "workload",
+    "gpu_count",
+    "gpus_per_node",
+    "node_count",
+    "gpu_model",
+    "model_params_b",
+    "budget_usd",
+    "cost_sensitive",
+    "existing_ethernet",
+    "prefer",
 )
 
 
@@ -27,7 +35,7 @@ def install_service_stubs() -> None:
     """Make `advisor.service` and `advisor.render.slack` importable while they are being
     written (the tests replace the functions they use with fakes anyway)."""
     try:
-        import advisor.service  # noqa: F401
+        import advisor.service
     except ImportError:
         stub = types.ModuleType("advisor.service")
         for name in ("recommend", "get_recommendation", "answer", "ask"):
@@ -37,7 +45,7 @@ def install_service_stubs() -> None:
 
         advisor.service = stub
     try:
-        import advisor.render.slack  # noqa: F401
+        import advisor.render.slack
     except ImportError:
         stub = types.ModuleType("advisor.render.slack")
         stub.markdown_to_mrkdwn = lambda text: text.replace("**", "*")
@@ -86,20 +94,37 @@ def fake_recommendation(profile: WorkloadProfile, technology: str = "infiniband_
             "bisection_gbps": profile.gpu_count * link / 2,
         },
         "ports_per_server": [{"role": "compute", "count": 8, "gbps": link, "note": "one per GPU"}],
-        "cost": {"network_usd_low": 1_000 * profile.gpu_count, "network_usd_high": 2_000 * profile.gpu_count,
-                 "basis": "fake"},
+        "cost": {
+            "network_usd_low": 1_000 * profile.gpu_count,
+            "network_usd_high": 2_000 * profile.gpu_count,
+            "basis": "fake",
+        },
         "performance": {"allreduce_ms": 123.4, "relative_training_throughput": 1.0},
         "alternatives": [
-            {"technology": "rocev2", "name": "RoCEv2 over 400GbE", "link_gbps": 400,
-             "network_usd_low": 700 * profile.gpu_count, "network_usd_high": 1_500 * profile.gpu_count,
-             "relative_training_throughput": 0.9, "allreduce_ms": 140.0, "latency_us": "1-5",
-             "operational_complexity": "high", "trade_off": "cheaper, needs PFC/ECN tuning"}
+            {
+                "technology": "rocev2",
+                "name": "RoCEv2 over 400GbE",
+                "link_gbps": 400,
+                "network_usd_low": 700 * profile.gpu_count,
+                "network_usd_high": 1_500 * profile.gpu_count,
+                "relative_training_throughput": 0.9,
+                "allreduce_ms": 140.0,
+                "latency_us": "1-5",
+                "operational_complexity": "high",
+                "trade_off": "cheaper, needs PFC/ECN tuning",
+            }
         ],
         "explanation": [
-            {"rule_id": "training-16plus-infiniband", "statement": "Training on 16+ GPUs wants InfiniBand.",
-             "source": "Seed guide, 'Choosing a fabric'"},
-            {"rule_id": "rail-optimized-64plus", "statement": "64+ GPUs: rail-optimized.",
-             "source": "NVIDIA DGX SuperPOD reference architecture"},
+            {
+                "rule_id": "training-16plus-infiniband",
+                "statement": "Training on 16+ GPUs wants InfiniBand.",
+                "source": "Seed guide, 'Choosing a fabric'",
+            },
+            {
+                "rule_id": "rail-optimized-64plus",
+                "statement": "64+ GPUs: rail-optimized.",
+                "source": "NVIDIA DGX SuperPOD reference architecture",
+            },
         ],
     }
     rec = Recommendation.model_validate(body)
@@ -142,8 +167,12 @@ def tracker(
     all_slots = {name: None for name in PROFILE_SLOTS}
     all_slots.update({"recommendation_id": None, "requested_slot": requested_slot})
     all_slots.update(slots or {})
-    latest = {"text": text, "intent": {"name": intent, "confidence": 0.9}, "entities": [],
-              "intent_ranking": [{"name": intent, "confidence": 0.9}]}
+    latest = {
+        "text": text,
+        "intent": {"name": intent, "confidence": 0.9},
+        "entities": [],
+        "intent_ranking": [{"name": intent, "confidence": 0.9}],
+    }
     events = [
         {"event": "action", "name": "action_listen"},
         {"event": "user", "text": text, "parse_data": latest, "input_channel": channel},

@@ -23,8 +23,14 @@ def answer(text, slots=None, requested="gpu_count", intent="inform", set_now=())
     """The tracker the form sees after the user answered its question with text."""
     after = [slot_event(name, value) for name, value in set_now]
     after.append({"event": "action", "name": FORM})
-    return tracker(slots={**(slots or {}), **dict(set_now)}, text=text, intent=intent,
-                   events_after_user=after, active_loop=FORM, requested_slot=requested)
+    return tracker(
+        slots={**(slots or {}), **dict(set_now)},
+        text=text,
+        intent=intent,
+        events_after_user=after,
+        active_loop=FORM,
+        requested_slot=requested,
+    )
 
 
 def test_activation_asks_the_first_missing_detail_with_buttons():
@@ -36,8 +42,9 @@ def test_activation_asks_the_first_missing_detail_with_buttons():
 
 
 def test_activation_says_why_an_impossible_size_is_not_used_then_asks():
-    events, dispatcher = run(tracker(slots={"workload": "training"}, text="training on 0 GPUs",
-                                     intent="ask_recommendation"))
+    events, dispatcher = run(
+        tracker(slots={"workload": "training"}, text="training on 0 GPUs", intent="ask_recommendation")
+    )
     assert slots_of(events) == {"requested_slot": "gpu_count"}
     unusable, question = texts(dispatcher)
     assert unusable == 'I can\'t size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.'
@@ -51,8 +58,11 @@ def test_activation_with_everything_known_finishes_at_once():
 
 
 def test_a_node_count_stands_in_for_the_gpu_count():
-    t = answer("8 nodes of 8 H100", slots={"workload": "training"},
-               set_now=[("node_count", 8), ("gpus_per_node", 8), ("gpu_model", "H100")])
+    t = answer(
+        "8 nodes of 8 H100",
+        slots={"workload": "training"},
+        set_now=[("node_count", 8), ("gpus_per_node", 8), ("gpu_model", "H100")],
+    )
     events, dispatcher = run(t)
     # the requested slot is marked as handled, so Rasa does not reject the form
     assert slots_of(events) == {"gpu_count": None, "requested_slot": None}
@@ -62,9 +72,7 @@ def test_a_node_count_stands_in_for_the_gpu_count():
 def test_the_next_question_follows_a_usable_answer():
     events, dispatcher = run(answer("Training", requested="workload", set_now=[("workload", "training")]))
     assert slots_of(events) == {"workload": "training", "requested_slot": "gpu_count"}
-    assert texts(dispatcher) == [
-        'How many GPUs will it have? For example "64 GPUs" or "8 nodes of 8 H100".'
-    ]
+    assert texts(dispatcher) == ['How many GPUs will it have? For example "64 GPUs" or "8 nodes of 8 H100".']
 
 
 def test_an_unusable_answer_is_asked_again_with_an_example():
@@ -94,11 +102,19 @@ def test_a_change_of_topic_lets_the_rules_answer():
 
 
 def test_after_an_interruption_the_question_is_asked_again():
-    after = [{"event": "action", "name": "action_answer_knowledge"},
-             {"event": "bot", "text": "PFC is..."},
-             {"event": "action", "name": FORM}]
-    t = tracker(slots={"workload": "training"}, text="what is PFC?", intent="ask_knowledge",
-                events_after_user=after, active_loop=FORM, requested_slot="gpu_count")
+    after = [
+        {"event": "action", "name": "action_answer_knowledge"},
+        {"event": "bot", "text": "PFC is..."},
+        {"event": "action", "name": FORM},
+    ]
+    t = tracker(
+        slots={"workload": "training"},
+        text="what is PFC?",
+        intent="ask_knowledge",
+        events_after_user=after,
+        active_loop=FORM,
+        requested_slot="gpu_count",
+    )
     events, dispatcher = run(t)
     assert slots_of(events) == {"requested_slot": "gpu_count"}
     assert texts(dispatcher) == ['How many GPUs will it have? For example "64 GPUs" or "8 nodes of 8 H100".']
@@ -113,7 +129,9 @@ def test_a_typed_button_title_means_what_the_button_means(monkeypatch):
 
     def fake_extract(text):
         seen.append(text)
-        return Extraction(profile=ProfileDraft(workload="mixed") if text == "Training and inference" else ProfileDraft())
+        return Extraction(
+            profile=ProfileDraft(workload="mixed") if text == "Training and inference" else ProfileDraft()
+        )
 
     monkeypatch.setattr(extraction, "extract", fake_extract, raising=False)
     events, dispatcher = run(answer("Both!", requested="workload", slots={"gpu_count": 64}))

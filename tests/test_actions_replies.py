@@ -59,8 +59,17 @@ def shown(fake: FakeService, slots: dict) -> str:
 def test_recommend_sends_the_summary_and_remembers_the_id(fake):
     events, dispatcher = run(recommend.ActionRecommend(), tracker(slots=TRAINING_128))
     text = reply(dispatcher)
-    for part in ("**Recommendation:", "Fabric:", "Topology:", "Ports per server:", "Switches:",
-                 "Network cost:", "All-reduce:", "Why", "Seed guide"):
+    for part in (
+        "**Recommendation:",
+        "Fabric:",
+        "Topology:",
+        "Ports per server:",
+        "Switches:",
+        "Network cost:",
+        "All-reduce:",
+        "Why",
+        "Seed guide",
+    ):
         assert part in text
     rec_id = slots_of(events)["recommendation_id"]
     assert rec_id in fake.stored and f"/v1/recommendations/{rec_id}/diagram.svg" in text
@@ -87,8 +96,12 @@ def test_slack_gets_block_kit_blocks(fake):
 
 
 def test_slack_gets_mrkdwn_not_markdown(fake):
-    fake.answers["what is PFC?"] = Answer(text="Pauses a priority.", topic="PFC", subject="glossary", source="Seed guide")
-    _, dispatcher = run(knowledge.ActionAnswerKnowledge(), tracker(text="what is PFC?", intent="ask_knowledge", channel="slack"))
+    fake.answers["what is PFC?"] = Answer(
+        text="Pauses a priority.", topic="PFC", subject="glossary", source="Seed guide"
+    )
+    _, dispatcher = run(
+        knowledge.ActionAnswerKnowledge(), tracker(text="what is PFC?", intent="ask_knowledge", channel="slack")
+    )
     [text] = texts(dispatcher)
     assert text.startswith("*PFC*") and "**" not in text
 
@@ -125,7 +138,9 @@ def test_a_failing_service_gives_a_polite_reply(fake, monkeypatch):
 def test_what_if_says_what_changed(fake):
     old = shown(fake, TRAINING_128)
     slots = {**TRAINING_128, "gpu_count": 256, "recommendation_id": old}
-    events, dispatcher = run(recommend.ActionWhatIf(), tracker(slots=slots, text="what about 256 GPUs?", intent="what_if"))
+    events, dispatcher = run(
+        recommend.ActionWhatIf(), tracker(slots=slots, text="what about 256 GPUs?", intent="what_if")
+    )
     text = reply(dispatcher)
     assert "What changed" in text and "128 -> 256" in text
     assert slots_of(events)["recommendation_id"] not in (None, old)
@@ -177,8 +192,9 @@ def test_compare_puts_the_candidates_side_by_side(fake):
 
 
 def test_compare_without_a_cluster_answers_the_general_question(fake):
-    fake.answers["IB vs RoCE?"] = Answer(text="IB is lossless...", topic="IB vs RoCE", subject="comparison",
-                                         source="Seed guide, 'Comparison'")
+    fake.answers["IB vs RoCE?"] = Answer(
+        text="IB is lossless...", topic="IB vs RoCE", subject="comparison", source="Seed guide, 'Comparison'"
+    )
     _, dispatcher = run(recommend.ActionCompare(), tracker(text="IB vs RoCE?", intent="compare"))
     assert "IB is lossless" in reply(dispatcher) and "Seed guide" in reply(dispatcher)
 
@@ -187,8 +203,12 @@ def test_compare_without_a_cluster_answers_the_general_question(fake):
 
 
 def test_a_knowledge_question_gets_the_answer_with_its_source(fake):
-    fake.answers["what is PFC?"] = Answer(text="Priority Flow Control pauses...", topic="PFC", subject="glossary",
-                                          source="Seed guide, 'Priority Flow Control (PFC)'")
+    fake.answers["what is PFC?"] = Answer(
+        text="Priority Flow Control pauses...",
+        topic="PFC",
+        subject="glossary",
+        source="Seed guide, 'Priority Flow Control (PFC)'",
+    )
     events, dispatcher = run(knowledge.ActionAnswerKnowledge(), tracker(text="what is PFC?", intent="ask_knowledge"))
     assert events == []
     text = reply(dispatcher)
@@ -196,13 +216,19 @@ def test_a_knowledge_question_gets_the_answer_with_its_source(fake):
 
 
 def test_an_unknown_question_says_what_can_be_answered(fake):
-    _, dispatcher = run(knowledge.ActionAnswerKnowledge(), tracker(text="what is a flux capacitor?", intent="ask_knowledge"))
+    _, dispatcher = run(
+        knowledge.ActionAnswerKnowledge(), tracker(text="what is a flux capacitor?", intent="ask_knowledge")
+    )
     assert "don't have a sourced answer" in reply(dispatcher)
 
 
 def test_a_question_carrying_a_complete_sizing_is_answered_with_a_recommendation(fake):
-    t = tracker(slots=TRAINING_128, text="how many ports for 128 H100s for training?", intent="ask_knowledge",
-                events_after_user=[slot_event("gpu_count", 128), slot_event("workload", "training")])
+    t = tracker(
+        slots=TRAINING_128,
+        text="how many ports for 128 H100s for training?",
+        intent="ask_knowledge",
+        events_after_user=[slot_event("gpu_count", 128), slot_event("workload", "training")],
+    )
     events, dispatcher = run(knowledge.ActionAnswerKnowledge(), t)
     assert "**Recommendation:" in reply(dispatcher)
     assert "recommendation_id" in slots_of(events)
@@ -211,8 +237,9 @@ def test_a_question_carrying_a_complete_sizing_is_answered_with_a_recommendation
 
 def test_a_question_about_a_figure_of_the_shown_design_is_answered_from_it(fake):
     rec_id = shown(fake, TRAINING_128)
-    t = tracker(slots={**TRAINING_128, "recommendation_id": rec_id}, text="how many switches is that?",
-                intent="ask_knowledge")
+    t = tracker(
+        slots={**TRAINING_128, "recommendation_id": rec_id}, text="how many switches is that?", intent="ask_knowledge"
+    )
     _, dispatcher = run(knowledge.ActionAnswerKnowledge(), t)
     text = reply(dispatcher)
     assert text.startswith("For the design I recommended") and "**Switches:**" in text
@@ -220,7 +247,9 @@ def test_a_question_about_a_figure_of_the_shown_design_is_answered_from_it(fake)
 
 
 def test_the_same_question_without_a_design_goes_to_the_knowledge_base(fake):
-    _, dispatcher = run(knowledge.ActionAnswerKnowledge(), tracker(text="how many switches is that?", intent="ask_knowledge"))
+    _, dispatcher = run(
+        knowledge.ActionAnswerKnowledge(), tracker(text="how many switches is that?", intent="ask_knowledge")
+    )
     assert [c[0] for c in fake.calls] == ["answer"]
 
 
@@ -248,21 +277,31 @@ def test_an_ok_with_nothing_pending_is_acknowledged_not_misunderstood(fake):
 
 
 def test_fallback_keeps_details_it_was_given(fake):
-    t = tracker(slots={"gpu_count": 64}, text="64 gpus hmm", intent="nlu_fallback",
-                events_after_user=[slot_event("gpu_count", 64)])
+    t = tracker(
+        slots={"gpu_count": 64},
+        text="64 gpus hmm",
+        intent="nlu_fallback",
+        events_after_user=[slot_event("gpu_count", 64)],
+    )
     _, dispatcher = run(conversation.ActionFallback(), t)
     assert "What will the cluster run" in reply(dispatcher)  # asks for the rest, drops nothing
 
 
 def test_out_of_scope_without_details_says_so_politely(fake):
-    events, dispatcher = run(conversation.ActionOutOfScope(), tracker(text="what's the weather?", intent="out_of_scope"))
+    events, dispatcher = run(
+        conversation.ActionOutOfScope(), tracker(text="what's the weather?", intent="out_of_scope")
+    )
     assert events == []
     assert "outside what I can help with" in reply(dispatcher)
 
 
 def test_a_brief_classified_out_of_scope_is_still_sized(fake):
-    t = tracker(slots=TRAINING_128, text="(a long e-mail about 128 H100s for training)", intent="out_of_scope",
-                events_after_user=[slot_event("gpu_count", 128)])
+    t = tracker(
+        slots=TRAINING_128,
+        text="(a long e-mail about 128 H100s for training)",
+        intent="out_of_scope",
+        events_after_user=[slot_event("gpu_count", 128)],
+    )
     events, dispatcher = run(conversation.ActionOutOfScope(), t)
     assert "outside what I can help" not in reply(dispatcher)
     assert any(e.get("name") == "recommendation_id" for e in events)

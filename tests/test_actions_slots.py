@@ -103,8 +103,13 @@ def run_real(t):
 
 
 def test_a_bare_number_answers_the_forms_gpu_count_question():
-    t = tracker(slots={"workload": "training"}, text="128", intent="inform",
-                active_loop="sizing_form", requested_slot="gpu_count")
+    t = tracker(
+        slots={"workload": "training"},
+        text="128",
+        intent="inform",
+        active_loop="sizing_form",
+        requested_slot="gpu_count",
+    )
     assert slots_of(run_real(t)) == {"gpu_count": 128, "profile_complete": True}
 
 

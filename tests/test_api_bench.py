@@ -12,8 +12,11 @@ def _figures(rps: float) -> Figures:
 
 def test_floor_budget_is_half_the_baseline_rate_less_the_floor_post():
     baseline, floor_get, floor_post, real = _figures(5000), _figures(5000), _figures(4000), _figures(500)
-    lines = _floor_lines([(HEALTHZ, floor_get), (DISTINCT_PROFILES, floor_post)], baseline,
-                         [(HEALTHZ, baseline), (DISTINCT_PROFILES, real)])
+    lines = _floor_lines(
+        [(HEALTHZ, floor_get), (DISTINCT_PROFILES, floor_post)],
+        baseline,
+        [(HEALTHZ, baseline), (DISTINCT_PROFILES, real)],
+    )
     # at 0.5 x 5,000 req/s a request may take 400 us; the floor's POST takes 250 us
     assert "0.80 x its own GET" in lines[0]
     assert "leaves 150 us for the work" in lines[1]

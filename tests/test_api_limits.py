@@ -32,7 +32,9 @@ def test_chunked_body_over_the_cap_is_413(client: httpx.Client) -> None:  # noqa
         for i in range(0, len(body), 8192):
             yield body[i : i + 8192]
 
-    request = client.build_request("POST", "/v1/recommendations", content=chunks(), headers={"content-type": "application/json"})
+    request = client.build_request(
+        "POST", "/v1/recommendations", content=chunks(), headers={"content-type": "application/json"}
+    )
     assert request.headers.get("transfer-encoding") == "chunked" and "content-length" not in request.headers
     response = client.send(request)
     assert response.status_code == 413

@@ -60,7 +60,11 @@ def test_every_v1_operation_documents_its_errors(schema: dict) -> None:
 def test_every_request_body_and_parameter_has_an_example(schema: dict) -> None:
     for path, method, op in operations(schema):
         for param in op.get("parameters", []):
-            assert param["schema"].get("examples") or param.get("example") or param.get("examples"), (method, path, param["name"])
+            assert param["schema"].get("examples") or param.get("example") or param.get("examples"), (
+                method,
+                path,
+                param["name"],
+            )
         if "requestBody" in op:
             media = op["requestBody"]["content"]["application/json"]
             assert media.get("examples"), (method, path)
@@ -105,13 +109,20 @@ def run_schemathesis(url: str, tmp_path: Path, headers: list[str], max_examples:
     config.write_text(SCHEMATHESIS_TOML.format(max_examples=max_examples))
     command = [
         str(VENV_BIN / "schemathesis"),
-        "--config-file", str(config),
-        "run", f"{url}/openapi.json",
-        "--checks", "all",
-        "--seed", "20240601",
-        "--workers", "2",
-        "--request-timeout", "20",
-        "--generation-database", "none",
+        "--config-file",
+        str(config),
+        "run",
+        f"{url}/openapi.json",
+        "--checks",
+        "all",
+        "--seed",
+        "20240601",
+        "--workers",
+        "2",
+        "--request-timeout",
+        "20",
+        "--generation-database",
+        "none",
         "--no-color",
         *[arg for header in headers for arg in ("-H", header)],
     ]

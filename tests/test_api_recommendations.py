@@ -41,7 +41,9 @@ def test_diagram_is_an_svg_image(client: httpx.Client, created: httpx.Response) 
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
 
 
-@pytest.mark.parametrize("path", ["/v1/recommendations/r_000000000000", "/v1/recommendations/r_000000000000/diagram.svg"])
+@pytest.mark.parametrize(
+    "path", ["/v1/recommendations/r_000000000000", "/v1/recommendations/r_000000000000/diagram.svg"]
+)
 def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> None:  # noqa: F811
     response = client.get(path)
     assert response.status_code == 404
@@ -65,7 +67,10 @@ def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> Non
     ],
 )
 def test_bad_profile_is_422_naming_field_and_allowed_values(
-    client: httpx.Client, profile: dict, field: str, words: list[str]  # noqa: F811
+    client: httpx.Client,
+    profile: dict,
+    field: str,
+    words: list[str],  # noqa: F811
 ) -> None:
     response = client.post("/v1/recommendations", json=profile)
     assert response.status_code == 422
@@ -87,7 +92,9 @@ def test_a_partly_filled_last_server_round_trips(client: httpx.Client) -> None: 
 
 
 def test_malformed_json_is_422_saying_so(client: httpx.Client) -> None:  # noqa: F811
-    response = client.post("/v1/recommendations", content=b'{"workload": ', headers={"content-type": "application/json"})
+    response = client.post(
+        "/v1/recommendations", content=b'{"workload": ', headers={"content-type": "application/json"}
+    )
     assert response.status_code == 422
     assert "not valid JSON" in response.json()["detail"][0]["msg"]
 

@@ -42,7 +42,10 @@ def _build_knowledge(db: Path) -> None:
         return
     subprocess.run(
         [str(VENV_BIN / "python"), "-m", "knowledge", "build", "--db", str(db)],
-        cwd=REPO, check=True, capture_output=True, timeout=120,
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
 
 
@@ -53,7 +56,9 @@ def uvicorn_command(port: int) -> list[str]:
 def _shared(name: str, env: dict[str, str], request: pytest.FixtureRequest) -> Server:
     if name not in _servers:
         port = free_port()
-        _servers[name] = _stack.enter_context(running(uvicorn_command(port), port=port, health_path="/healthz", env=env))
+        _servers[name] = _stack.enter_context(
+            running(uvicorn_command(port), port=port, health_path="/healthz", env=env)
+        )
         if len(_servers) == 1:
             request.session.config.add_cleanup(_stop_all)
     return _servers[name]
@@ -96,10 +101,11 @@ def test_uvicorn_serves_the_app_and_its_openapi(client: httpx.Client) -> None:
 def test_serve_runs_the_api_for_the_cli(tmp_path: Path) -> None:
     port = free_port()
     code = f"from api.server import serve; serve('127.0.0.1', {port})"
-    with running([str(VENV_BIN / "python"), "-c", code], port=port, health_path="/healthz", env=api_env(tmp_path)) as server:
+    with running(
+        [str(VENV_BIN / "python"), "-c", code], port=port, health_path="/healthz", env=api_env(tmp_path)
+    ) as server:
         assert httpx.get(server.url + "/healthz").json() == {"status": "ok"}
     assert server.process.poll() is not None, "serve() kept running after SIGTERM"
-
 
 
 def test_root_serves_the_widget_page_when_installed(client: httpx.Client) -> None:

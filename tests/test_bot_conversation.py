@@ -12,8 +12,8 @@ import uuid
 import httpx
 import pytest
 
-from bot import launch
 from advisor.processes import RASA_BIN
+from bot import launch
 
 pytestmark = [
     pytest.mark.rasa,
@@ -261,7 +261,13 @@ def test_the_web_widget_gets_the_recommendation_over_socketio(stack):
         try:
             session = uuid.uuid4().hex
             await client.emit("session_request", {"session_id": session})
-            await client.emit("user_uttered", {"session_id": session, "message": "We will pretrain a 70B model on 128 H100s, what network do we need?"})
+            await client.emit(
+                "user_uttered",
+                {
+                    "session_id": session,
+                    "message": "We will pretrain a 70B model on 128 H100s, what network do we need?",
+                },
+            )
             for _ in range(150):
                 if any("recommendation" in m for m in received):
                     break

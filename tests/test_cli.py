@@ -31,7 +31,9 @@ def test_recommend_prints_a_readable_summary_with_reasons_and_sources():
 
 
 def test_recommend_json_is_the_recommendation_contract():
-    result = cli("recommend", "--workload", "training", "--gpus", "128", "--gpu-model", "H100", "--params-b", "70", "--json")
+    result = cli(
+        "recommend", "--workload", "training", "--gpus", "128", "--gpu-model", "H100", "--params-b", "70", "--json"
+    )
     assert result.returncode == 0, result.stderr
     body = json.loads(result.stdout)
     assert body["fabric"]["technology"] == "infiniband_ndr"
@@ -43,15 +45,40 @@ def test_recommend_json_is_the_recommendation_contract():
 
 def test_every_profile_field_has_a_flag():
     result = cli(
-        "recommend", "--workload", "training", "--nodes", "6", "--gpus-per-node", "8", "--gpu-model", "H100",
-        "--params-b", "13", "--budget-usd", "3000000", "--network-budget-usd", "400000", "--cost-sensitive", "--existing-ethernet",
-        "--prefer", "rocev2", "--json",
+        "recommend",
+        "--workload",
+        "training",
+        "--nodes",
+        "6",
+        "--gpus-per-node",
+        "8",
+        "--gpu-model",
+        "H100",
+        "--params-b",
+        "13",
+        "--budget-usd",
+        "3000000",
+        "--network-budget-usd",
+        "400000",
+        "--cost-sensitive",
+        "--existing-ethernet",
+        "--prefer",
+        "rocev2",
+        "--json",
     )
     assert result.returncode == 0, result.stderr
     profile = json.loads(result.stdout)["profile"]
     assert profile == {
-        "workload": "training", "gpu_count": 48, "gpus_per_node": 8, "node_count": 6, "gpu_model": "H100",
-        "model_params_b": 13.0, "budget_usd": 3000000.0, "network_budget_usd": 400000.0, "cost_sensitive": True, "existing_ethernet": True,
+        "workload": "training",
+        "gpu_count": 48,
+        "gpus_per_node": 8,
+        "node_count": 6,
+        "gpu_model": "H100",
+        "model_params_b": 13.0,
+        "budget_usd": 3000000.0,
+        "network_budget_usd": 400000.0,
+        "cost_sensitive": True,
+        "existing_ethernet": True,
         "prefer": "rocev2",
     }
 
@@ -84,7 +111,10 @@ def test_ask_answers_a_knowledge_question():
         (("recommend", "--workload", "training", "--gpus", "2000000"), "gpu_count"),
         (("recommend", "--workload", "dancing", "--gpus", "8"), "--workload"),
         (("recommend", "--gpus", "8"), "--workload"),
-        (("recommend", "--workload", "training", "--gpus", "100", "--nodes", "10", "--gpus-per-node", "8"), "gpu_count"),
+        (
+            ("recommend", "--workload", "training", "--gpus", "100", "--nodes", "10", "--gpus-per-node", "8"),
+            "gpu_count",
+        ),
         (("recommend", "--workload", "training", "--gpus", "8", "--bogus"), "--bogus"),
         (("size", "--nodes", "100000", "--radix", "16"), "fat-tree"),
         (("ask", "x" * 2001), "2000"),

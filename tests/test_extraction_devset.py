@@ -17,7 +17,10 @@ from extraction.evaluate import DEFAULT_DATA, FIELDS, evaluate, load_examples, m
 from rules.models import ProfileDraft
 
 MIN_SCORE = 0.95
-BLIND_SETS = [DEFAULT_DATA.with_name(name) for name in ("extraction_holdout.jsonl", "extraction_blind2.jsonl", "extraction_blind3.jsonl")]
+BLIND_SETS = [
+    DEFAULT_DATA.with_name(name)
+    for name in ("extraction_holdout.jsonl", "extraction_blind2.jsonl", "extraction_blind3.jsonl")
+]
 
 
 @pytest.fixture(scope="module")

@@ -108,7 +108,10 @@ def test_nodes_alone_give_node_count_only():
 def test_systems_give_nodes_and_gpus_from_the_catalogue(text, nodes, per_node, gpus, model):
     found = profile(text)
     assert (found["node_count"], found["gpus_per_node"], found["gpu_count"], found["gpu_model"]) == (
-        nodes, per_node, gpus, model,
+        nodes,
+        per_node,
+        gpus,
+        model,
     )
 
 
@@ -286,7 +289,7 @@ def test_a_bare_number_answers_the_count_the_conversation_asked_for(text, expect
 @pytest.mark.parametrize("text", ["0", "5000000", "70B", "$500k", "between 64 and 128"])
 def test_a_reply_that_is_not_one_usable_count_gives_no_count(text):
     profile = extract(text, expecting="gpu_count").profile
-    assert profile.gpu_count is None or text == "between 64 and 128" and profile.gpu_count == 128
+    assert profile.gpu_count is None or (text == "between 64 and 128" and profile.gpu_count == 128)
 
 
 def test_a_hypothetical_states_a_flag_and_a_bare_question_does_not():
@@ -297,7 +300,10 @@ def test_a_hypothetical_states_a_flag_and_a_bare_question_does_not():
 def test_a_size_out_of_range_is_reported_as_rejected_not_used():
     result = extract("training on 0 GPUs, 100 GPUs per node")
     assert result.profile.gpu_count is None and result.profile.gpus_per_node is None
-    assert [(r.field, r.text) for r in result.rejected] == [("gpu_count", "0 GPUs"), ("gpus_per_node", "100 GPUs per node")]
+    assert [(r.field, r.text) for r in result.rejected] == [
+        ("gpu_count", "0 GPUs"),
+        ("gpus_per_node", "100 GPUs per node"),
+    ]
     assert extract("128 GPUs").rejected == []
 
 

@@ -63,9 +63,44 @@ def test_any_text_gives_a_valid_extraction(text):
         assert text[span.start : span.end] == span.text
 
 
-WORDS = ["8", "64", "1,024", "16k", "GPUs", "nodes", "x", "per", "node", "DGX", "H100", "each", "with",
-         "$", "4M", "budget", "70B", "training", "serving", "RoCE", "InfiniBand", "prefer", "not", "no",
-         "a", "dozen", "sixty", "-", "four", "racks", "of", ",", ".", "?", "already", "400GbE"]
+WORDS = [
+    "8",
+    "64",
+    "1,024",
+    "16k",
+    "GPUs",
+    "nodes",
+    "x",
+    "per",
+    "node",
+    "DGX",
+    "H100",
+    "each",
+    "with",
+    "$",
+    "4M",
+    "budget",
+    "70B",
+    "training",
+    "serving",
+    "RoCE",
+    "InfiniBand",
+    "prefer",
+    "not",
+    "no",
+    "a",
+    "dozen",
+    "sixty",
+    "-",
+    "four",
+    "racks",
+    "of",
+    ",",
+    ".",
+    "?",
+    "already",
+    "400GbE",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -80,8 +115,14 @@ def test_random_domain_word_salad_gives_a_valid_extraction(words):
 
 @pytest.mark.parametrize(
     "text",
-    ["sixty-four " * 9000, "one two three four " * 5000, "a dozen a couple " * 5000, "8 x 8 x " * 8000,
-     "we prefer we prefer " * 5000, "128 GPUs, 8 nodes, budget is tight. " * 3000],
+    [
+        "sixty-four " * 9000,
+        "one two three four " * 5000,
+        "a dozen a couple " * 5000,
+        "8 x 8 x " * 8000,
+        "we prefer we prefer " * 5000,
+        "128 GPUs, 8 nodes, budget is tight. " * 3000,
+    ],
     ids=["number-words", "unit-words", "groups", "products", "cues", "sentences"],
 )
 def test_long_repetitive_text_is_read_in_bounded_time(text):

@@ -76,8 +76,22 @@ def test_database_has_a_table_per_kind_and_an_fts_index(tmp_path, source_copy):
     conn = sqlite3.connect(db)
     tables = {r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")}
     assert {
-        "technologies", "generations", "roce", "topologies", "figures", "faq", "ports", "glossary",
-        "hardware_switches", "hardware_nics", "hardware_servers", "links", "cost", "entries", "entries_fts", "meta",
+        "technologies",
+        "generations",
+        "roce",
+        "topologies",
+        "figures",
+        "faq",
+        "ports",
+        "glossary",
+        "hardware_switches",
+        "hardware_nics",
+        "hardware_servers",
+        "links",
+        "cost",
+        "entries",
+        "entries_fts",
+        "meta",
     } <= tables
     assert "porter" in conn.execute("select sql from sqlite_master where name = 'entries_fts'").fetchone()[0]
     assert conn.execute("select value from meta where key = 'fingerprint'").fetchone()[0] == sources.fingerprint(
@@ -118,7 +132,10 @@ def test_python_dash_m_knowledge_runs(tmp_path):
     db = tmp_path / "kb.db"
     done = subprocess.run(
         [sys.executable, "-m", "knowledge", "build", "--db", str(db)],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert db.exists()

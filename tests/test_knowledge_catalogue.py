@@ -130,7 +130,10 @@ def test_links_per_technology():
     assert catalogue.link("ethernet", 400).latency_us_model > catalogue.link("rocev2", 400).latency_us_model
     assert catalogue.link("infiniband_ndr").latency_us_typical == "<1"
     # RoCE 10-20 % below InfiniBand at the same speed
-    ratio = catalogue.link("rocev2", 400).achievable_busbw_gbytes / catalogue.link("infiniband_ndr", 400).achievable_busbw_gbytes
+    ratio = (
+        catalogue.link("rocev2", 400).achievable_busbw_gbytes
+        / catalogue.link("infiniband_ndr", 400).achievable_busbw_gbytes
+    )
     assert 0.8 <= ratio <= 0.9
     with pytest.raises(NotInCatalogue):
         catalogue.link("carrier_pigeon")

@@ -40,8 +40,10 @@ def top_ids(db, text: str, n: int = 1) -> list[str]:
         ("DGX H100 ports", {"ports-dgx-h100", "server-dgx-h100"}),
         ("IEEE 802.1Qbb", {"glossary-pfc", "roce-pfc"}),
         # "difference" frames the question; the cost FAQ's title has it but is not the answer
-        ("What's the difference between NDR and XDR?", {"infiniband-xdr-generation", "infiniband-ndr-generation",
-                                                         "glossary-xdr", "glossary-ndr"}),
+        (
+            "What's the difference between NDR and XDR?",
+            {"infiniband-xdr-generation", "infiniband-ndr-generation", "glossary-xdr", "glossary-ndr"},
+        ),
     ],
 )
 def test_common_questions_rank_the_right_entry_first(db, question, expected):
@@ -72,8 +74,28 @@ def test_limit_is_respected(db):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "what is", '"', '""', "*", "NEAR", "NEAR(a b)", "a AND OR NOT b", "pfc*", "title:pfc", "(((",
-     "'; drop table entries; --", "ünïcödé ✓ µs", "x" * 5000, "🙂", "-", "^pfc", "\x00", "IB ∨ Ethernet?"],
+    [
+        "",
+        "   ",
+        "what is",
+        '"',
+        '""',
+        "*",
+        "NEAR",
+        "NEAR(a b)",
+        "a AND OR NOT b",
+        "pfc*",
+        "title:pfc",
+        "(((",
+        "'; drop table entries; --",
+        "ünïcödé ✓ µs",
+        "x" * 5000,
+        "🙂",
+        "-",
+        "^pfc",
+        "\x00",
+        "IB ∨ Ethernet?",
+    ],
 )
 def test_odd_input_never_raises(db, text):
     hits = knowledge.search(text, db_path=db)
@@ -101,14 +123,25 @@ def test_entry_by_id(db):
 
 def test_subjects_for_the_api(db):
     assert knowledge.subjects(db_path=db) == [
-        "cost", "faq", "figures", "glossary", "hardware", "links", "ports", "roce", "technologies", "topologies",
+        "cost",
+        "faq",
+        "figures",
+        "glossary",
+        "hardware",
+        "links",
+        "ports",
+        "roce",
+        "technologies",
+        "topologies",
     ]
 
 
 def test_subject_returns_full_entries_in_source_order(db):
     faq = knowledge.subject("faq", db_path=db)
     assert [e["id"] for e in faq] == [
-        "faq-do-i-need-infiniband", "faq-infiniband-vs-ethernet-cost", "faq-ports-per-server",
+        "faq-do-i-need-infiniband",
+        "faq-infiniband-vs-ethernet-cost",
+        "faq-ports-per-server",
     ]
     assert faq[1]["numbers"]["infiniband_hdr_fabric_usd"] == [200_000, 400_000]
     hardware = knowledge.subject("hardware", db_path=db)
@@ -131,7 +164,7 @@ def test_reads_are_safe_across_threads(db):
             for _ in range(20):
                 assert knowledge.search("what is PFC", db_path=db)[0].id in {"glossary-pfc", "roce-pfc"}
                 assert knowledge.subject("faq", db_path=db)
-        except BaseException as exc:  # noqa: BLE001 - collected for the assertion below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker) for _ in range(8)]

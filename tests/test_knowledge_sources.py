@@ -42,14 +42,28 @@ def test_ids_are_unique_across_files(records):
 
 def test_subjects_are_the_source_files(records):
     assert {r.subject for r in records} == {
-        "cost", "faq", "figures", "glossary", "hardware", "links", "ports", "roce", "technologies", "topologies",
+        "cost",
+        "faq",
+        "figures",
+        "glossary",
+        "hardware",
+        "links",
+        "ports",
+        "roce",
+        "technologies",
+        "topologies",
     }
 
 
 def test_comparison_table_has_all_six_rows_with_every_column(records):
     rows = {d["id"]: d for d in kind(records, "technologies")}
     assert set(rows) == {
-        "infiniband-hdr", "infiniband-ndr", "rocev2-100gbe", "rocev2-400gbe", "ethernet-100gbe", "nvlink-intra-server",
+        "infiniband-hdr",
+        "infiniband-ndr",
+        "rocev2-100gbe",
+        "rocev2-400gbe",
+        "ethernet-100gbe",
+        "nvlink-intra-server",
     }
     for row in rows.values():
         for column in ("technology", "bandwidth", "latency", "rdma", "cost", "ecosystem", "best_for"):
@@ -68,7 +82,9 @@ def test_comparison_table_has_all_six_rows_with_every_column(records):
 def test_infiniband_generations_hdr_ndr_xdr(records):
     generations = {d["technology"]: d for d in kind(records, "generations")}
     assert {t: g["gbps"] for t, g in generations.items()} == {
-        "infiniband_hdr": 200, "infiniband_ndr": 400, "infiniband_xdr": 800,
+        "infiniband_hdr": 200,
+        "infiniband_ndr": 400,
+        "infiniband_xdr": 800,
     }
 
 
@@ -97,7 +113,10 @@ def test_topologies_use_contract_kinds(records):
 def test_headline_figures_and_takeaways(records):
     figures = {d["label"]: d["value"] for d in kind(records, "figures")}
     assert figures == {
-        "InfiniBand NDR": 400, "IB Latency": "<1", "All-Reduce Impact": [20, 40], "RoCEv2 Latency": [1, 5],
+        "InfiniBand NDR": 400,
+        "IB Latency": "<1",
+        "All-Reduce Impact": [20, 40],
+        "RoCEv2 Latency": [1, 5],
     }
     assert len(kind(records, "takeaways")) == 5
 
@@ -116,7 +135,9 @@ def test_every_faq_with_its_numbers(by_id):
     assert cost["ethernet_400g_fabric_usd"] == [80_000, 150_000]
     assert cost["infiniband_premium_factor"] == [2, 3]
     assert (cost["example_cluster_usd"], cost["example_premium_usd"], cost["example_premium_share_pct"]) == (
-        5_000_000, 200_000, 4,
+        5_000_000,
+        200_000,
+        4,
     )
 
     ports = by_id["faq-ports-per-server"]["numbers"]
@@ -139,8 +160,24 @@ def test_port_layouts_use_contract_roles(records):
 
 
 GLOSSARY_TERMS = [
-    "RDMA", "RoCEv2", "PFC", "ECN", "DCQCN", "lossless Ethernet", "ECMP", "all-reduce", "bisection bandwidth",
-    "oversubscription", "fat-tree", "rail-optimized", "Dragonfly+", "NVLink", "HDR", "NDR", "XDR", "SHARP",
+    "RDMA",
+    "RoCEv2",
+    "PFC",
+    "ECN",
+    "DCQCN",
+    "lossless Ethernet",
+    "ECMP",
+    "all-reduce",
+    "bisection bandwidth",
+    "oversubscription",
+    "fat-tree",
+    "rail-optimized",
+    "Dragonfly+",
+    "NVLink",
+    "HDR",
+    "NDR",
+    "XDR",
+    "SHARP",
     "GPUDirect RDMA",
 ]
 
@@ -188,12 +225,24 @@ def test_guide_citations_name_real_sections():
     for title in cited:
         assert title in guide, f"not a section of the guide: {title!r}"
     for section in [
-        "Executive summary", "Key takeaways", "Why GPU Networking Is Different", "InfiniBand for AI Clusters",
-        "HDR InfiniBand (200 Gb/s)", "NDR InfiniBand (400 Gb/s)", "NVIDIA Quantum-X800 (800 Gb/s)",
-        "Ethernet for AI Workloads", "Inference Clusters", "Training Clusters (Ethernet)",
-        "RoCE (RDMA over Converged Ethernet)", "Priority Flow Control (PFC)",
-        "Explicit Congestion Notification (ECN)", "Lossless Network Configuration", "Fat-Tree (Clos Network)",
-        "Rail-Optimized (DGX SuperPOD)", "Dragonfly+", "InfiniBand vs. Ethernet Comparison",
+        "Executive summary",
+        "Key takeaways",
+        "Why GPU Networking Is Different",
+        "InfiniBand for AI Clusters",
+        "HDR InfiniBand (200 Gb/s)",
+        "NDR InfiniBand (400 Gb/s)",
+        "NVIDIA Quantum-X800 (800 Gb/s)",
+        "Ethernet for AI Workloads",
+        "Inference Clusters",
+        "Training Clusters (Ethernet)",
+        "RoCE (RDMA over Converged Ethernet)",
+        "Priority Flow Control (PFC)",
+        "Explicit Congestion Notification (ECN)",
+        "Lossless Network Configuration",
+        "Fat-Tree (Clos Network)",
+        "Rail-Optimized (DGX SuperPOD)",
+        "Dragonfly+",
+        "InfiniBand vs. Ethernet Comparison",
         "Do I need InfiniBand for my GPU cluster?",
         "What is the cost difference between InfiniBand and Ethernet for a GPU cluster?",
         "How many network ports does each GPU server need?",

@@ -86,7 +86,10 @@ def test_a_new_server_shape_keeps_the_total_and_drops_the_node_count():
 
 def test_a_scaled_draft_keeps_the_server_shape_and_at_least_one_server():
     assert ProfileDraft(gpu_count=128, gpus_per_node=8).scaled(2).model_dump(exclude_none=True) == {
-        "gpu_count": 256, "gpus_per_node": 8, "node_count": 32}
+        "gpu_count": 256,
+        "gpus_per_node": 8,
+        "node_count": 32,
+    }
     assert ProfileDraft(node_count=3).scaled(0.5).node_count == 2  # rounds, half to even
     assert ProfileDraft(node_count=1, gpus_per_node=8).scaled(0.5).gpu_count == 8
     assert ProfileDraft(gpu_count=12).scaled(3).gpu_count == 36

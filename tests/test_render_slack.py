@@ -30,20 +30,41 @@ from rules.models import (
 def make_rec(**changes) -> Recommendation:
     """A 4-SU DGX SuperPOD-like recommendation (1,016 H100s, NDR, 32 leaf + 16 spine)."""
     reasons = [
-        Reason(rule_id=f"rule-{i}", statement=f"Statement {i} for **this** workload.", source=f"Seed guide, section {i}")
+        Reason(
+            rule_id=f"rule-{i}", statement=f"Statement {i} for **this** workload.", source=f"Seed guide, section {i}"
+        )
         for i in range(1, 7)
     ]
     fields = dict(
         id="r_3f9a0c12",
-        profile=WorkloadProfile(workload="training", gpu_count=1016, gpus_per_node=8, node_count=127,
-                                gpu_model="H100", model_params_b=70),
-        fabric=Fabric(technology="infiniband_ndr", name="InfiniBand NDR (400 Gb/s)", link_gbps=400,
-                      switch_model="NVIDIA Quantum-2 QM9700", switch_radix=64, nic_model="ConnectX-7", latency_us="<1"),
-        topology=Topology(kind="rail_optimized", tiers=2, endpoints=1016, radix=64, rails=8, leaf_switches=32,
-                          spine_switches=16, core_switches=0, scalable_units=4,
-                          cables=[CableTier(tier="node-leaf", count=1020, gbps=400),
-                                  CableTier(tier="leaf-spine", count=1024, gbps=400)],
-                          bisection_gbps=203200),
+        profile=WorkloadProfile(
+            workload="training", gpu_count=1016, gpus_per_node=8, node_count=127, gpu_model="H100", model_params_b=70
+        ),
+        fabric=Fabric(
+            technology="infiniband_ndr",
+            name="InfiniBand NDR (400 Gb/s)",
+            link_gbps=400,
+            switch_model="NVIDIA Quantum-2 QM9700",
+            switch_radix=64,
+            nic_model="ConnectX-7",
+            latency_us="<1",
+        ),
+        topology=Topology(
+            kind="rail_optimized",
+            tiers=2,
+            endpoints=1016,
+            radix=64,
+            rails=8,
+            leaf_switches=32,
+            spine_switches=16,
+            core_switches=0,
+            scalable_units=4,
+            cables=[
+                CableTier(tier="node-leaf", count=1020, gbps=400),
+                CableTier(tier="leaf-spine", count=1024, gbps=400),
+            ],
+            bisection_gbps=203200,
+        ),
         ports_per_server=[Port(role="compute", count=8, gbps=400), Port(role="storage", count=2, gbps=200)],
         cost=Cost(network_usd_low=1_600_000, network_usd_high=3_200_000, basis="test"),
         performance=Performance(allreduce_ms=310.5, relative_training_throughput=1.0),
@@ -89,7 +110,9 @@ def test_markdown_becomes_slack_mrkdwn(markdown: str, mrkdwn: str) -> None:
 
 def test_the_recommendation_summary_reads_as_mrkdwn() -> None:
     rec = make_rec()
-    text = markdown_to_mrkdwn(recommendation_markdown(rec, diagram_url="http://api.example/v1/recommendations/r_3f9a0c12/diagram.svg"))
+    text = markdown_to_mrkdwn(
+        recommendation_markdown(rec, diagram_url="http://api.example/v1/recommendations/r_3f9a0c12/diagram.svg")
+    )
     assert "**" not in text
     assert text.startswith("*Recommendation: InfiniBand NDR (400 Gb/s), rail-optimized")
     assert "\u2022 *Fabric:* InfiniBand NDR (400 Gb/s) on NVIDIA Quantum-2 QM9700" in text
@@ -104,11 +127,23 @@ def test_blocks_name_the_fabric_and_give_every_figure() -> None:
     blocks = recommendation_blocks(make_rec())
     assert blocks[0] == {
         "type": "header",
-        "text": {"type": "plain_text", "text": "Recommendation: InfiniBand NDR (400 Gb/s), rail-optimized (DGX SuperPOD layout)", "emoji": False},
+        "text": {
+            "type": "plain_text",
+            "text": "Recommendation: InfiniBand NDR (400 Gb/s), rail-optimized (DGX SuperPOD layout)",
+            "emoji": False,
+        },
     }
     fields = next(b for b in blocks if "fields" in b)["fields"]
     texts = {f["text"].split("\n", 1)[0]: f["text"].split("\n", 1)[1] for f in fields}
-    assert list(texts) == ["*Fabric*", "*Topology*", "*Ports per server*", "*Switches*", "*Cables*", "*Network cost*", "*All-reduce*"]
+    assert list(texts) == [
+        "*Fabric*",
+        "*Topology*",
+        "*Ports per server*",
+        "*Switches*",
+        "*Cables*",
+        "*Network cost*",
+        "*All-reduce*",
+    ]
     assert texts["*Fabric*"] == "InfiniBand NDR (400 Gb/s) on NVIDIA Quantum-2 QM9700"
     assert texts["*Topology*"] == "rail-optimized (DGX SuperPOD layout), 2 tiers, 8 rails, 4 scalable units"
     assert texts["*Ports per server*"] == "8 x 400G compute, 2 x 200G storage"
@@ -121,7 +156,11 @@ def test_blocks_name_the_fabric_and_give_every_figure() -> None:
 
 def test_blocks_give_the_top_reasons_each_with_its_source_in_context() -> None:
     blocks = recommendation_blocks(make_rec(), reasons=4)
-    reasons = [b for b in blocks if b["type"] == "section" and b.get("text", {}).get("text", "")[:2] in {"1.", "2.", "3.", "4.", "5."}]
+    reasons = [
+        b
+        for b in blocks
+        if b["type"] == "section" and b.get("text", {}).get("text", "")[:2] in {"1.", "2.", "3.", "4.", "5."}
+    ]
     assert [b["text"]["text"] for b in reasons] == [f"{i}. Statement {i} for *this* workload." for i in range(1, 5)]
     for reason in reasons:
         context = blocks[blocks.index(reason) + 1]
@@ -150,8 +189,15 @@ def test_warnings_are_escaped_callouts() -> None:
 def test_inference_and_a_single_server_leave_out_what_does_not_apply() -> None:
     rec = make_rec(
         profile=WorkloadProfile(workload="inference", gpu_count=8, gpus_per_node=8, node_count=1, gpu_model="H100"),
-        topology=Topology(kind="single_node", tiers=0, endpoints=0, leaf_switches=0, spine_switches=0,
-                          core_switches=0, bisection_gbps=0),
+        topology=Topology(
+            kind="single_node",
+            tiers=0,
+            endpoints=0,
+            leaf_switches=0,
+            spine_switches=0,
+            core_switches=0,
+            bisection_gbps=0,
+        ),
         ports_per_server=[],
         cost=Cost(network_usd_low=0, network_usd_high=0, basis="test"),
         performance=Performance(allreduce_ms=None, relative_training_throughput=1.0),
@@ -161,7 +207,12 @@ def test_inference_and_a_single_server_leave_out_what_does_not_apply() -> None:
     blocks = recommendation_blocks(rec)
     fields = next(b for b in blocks if "fields" in b)["fields"]
     assert [f["text"].split("\n")[0] for f in fields] == [
-        "*Fabric*", "*Topology*", "*Ports per server*", "*Switches*", "*Cables*", "*Network cost*"
+        "*Fabric*",
+        "*Topology*",
+        "*Ports per server*",
+        "*Switches*",
+        "*Cables*",
+        "*Network cost*",
     ]
     assert "*Switches*\nnone" in [f["text"] for f in fields]
     assert not any(b.get("text", {}).get("text") == "*Why*" for b in blocks)

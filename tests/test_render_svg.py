@@ -238,9 +238,7 @@ def rail_colours(root: ET.Element) -> dict[str, set[str]]:
             continue
         tag = element.tag.removeprefix(SVG)
         # port dots and legend swatches are filled; leaf boxes and links are stroked
-        colour = (
-            element.get("fill") if tag == "circle" or not element.get("stroke") else element.get("stroke")
-        )
+        colour = element.get("fill") if tag == "circle" or not element.get("stroke") else element.get("stroke")
         colours.setdefault(rail, set()).add(colour)
     return colours
 

@@ -28,8 +28,13 @@ def test_run_starts_every_service_then_stops_them_all_on_ctrl_c(tmp_path):
         "FABRIC_ADVISOR_DB": str(tmp_path / "advisor.db"),
     }
     process = subprocess.Popen(
-        [str(VENV_BIN / "python"), "-m", "advisor.run"], cwd=REPO, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        [str(VENV_BIN / "python"), "-m", "advisor.run"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     lines: list[str] = []
     try:
@@ -47,7 +52,8 @@ def test_run_starts_every_service_then_stops_them_all_on_ctrl_c(tmp_path):
         assert httpx.get(f"http://127.0.0.1:{ports['API']}/healthz").json() == {"status": "ok"}
         reply = httpx.post(
             f"http://127.0.0.1:{ports['RASA']}/webhooks/rest/webhook",
-            json={"sender": "run-test", "message": "what is PFC?"}, timeout=30,
+            json={"sender": "run-test", "message": "what is PFC?"},
+            timeout=30,
         ).json()
         assert any("PFC" in message.get("text", "") for message in reply)
     finally:

@@ -68,11 +68,13 @@ class SlackStub:
         else:
             body = dict(await request.post())
         with self._lock:
-            self.calls.append({
-                "method": request.match_info["method"],
-                "authorization": request.headers.get("Authorization"),
-                "body": body,
-            })
+            self.calls.append(
+                {
+                    "method": request.match_info["method"],
+                    "authorization": request.headers.get("Authorization"),
+                    "body": body,
+                }
+            )
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": f"{time.time():.6f}"})
 
     async def _start(self) -> None:
@@ -82,7 +84,7 @@ class SlackStub:
         await self._runner.setup()
         await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
 
-    def __enter__(self) -> "SlackStub":
+    def __enter__(self) -> SlackStub:
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
         return self
@@ -108,7 +110,9 @@ class SlackStub:
                     return posts
                 continue
             time.sleep(0.2)
-        raise AssertionError(f"{count} post(s) to {channel} expected within {timeout:.0f}s, got {self.posts_to(channel)}")
+        raise AssertionError(
+            f"{count} post(s) to {channel} expected within {timeout:.0f}s, got {self.posts_to(channel)}"
+        )
 
 
 # ------------------------------------------------------------------- the servers
@@ -123,7 +127,9 @@ def credentials_with_connector(path: Path) -> Path:
 
 
 @contextmanager
-def rasa_with_credentials(actions_url: str, tracker_db: Path, credentials: Path, env: dict[str, str]) -> Iterator[Server]:
+def rasa_with_credentials(
+    actions_url: str, tracker_db: Path, credentials: Path, env: dict[str, str]
+) -> Iterator[Server]:
     """launch.rasa_server, with another credentials file."""
     port = free_port()
     command = launch.rasa_command(port)
@@ -134,8 +140,9 @@ def rasa_with_credentials(actions_url: str, tracker_db: Path, credentials: Path,
         "RASA_TRACKER_DB": str(tracker_db),
         **env,
     }
-    with running(command, port=port, health_path="/status", cwd=launch.BOT, env=variables,
-                 timeout=launch.RASA_START_TIMEOUT) as server:
+    with running(
+        command, port=port, health_path="/status", cwd=launch.BOT, env=variables, timeout=launch.RASA_START_TIMEOUT
+    ) as server:
         yield server
 
 
@@ -150,11 +157,15 @@ def rasa(slack: SlackStub, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     work = tmp_path_factory.mktemp("slack-stack")
     launch.ensure_model()
     slack_env = {"SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET, "SLACK_API_URL": slack.api_url}
-    actions_env = {"FABRIC_ADVISOR_DB": str(work / "advisor.db"), "FABRIC_ADVISOR_PUBLIC_URL": "https://advisor.example"}
+    actions_env = {
+        "FABRIC_ADVISOR_DB": str(work / "advisor.db"),
+        "FABRIC_ADVISOR_PUBLIC_URL": "https://advisor.example",
+    }
     credentials = credentials_with_connector(work / "credentials.yml")
-    with launch.action_server(env=actions_env) as actions, rasa_with_credentials(
-        actions.url, work / "rasa-tracker.db", credentials, slack_env
-    ) as server:
+    with (
+        launch.action_server(env=actions_env) as actions,
+        rasa_with_credentials(actions.url, work / "rasa-tracker.db", credentials, slack_env) as server,
+    ):
         yield server
 
 
@@ -164,19 +175,27 @@ def rasa(slack: SlackStub, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 def event_body(text: str, channel: str, user: str, event_id: str | None = None) -> bytes:
     """A Slack Events API `message.im` envelope, as Slack sends it."""
     ts = f"{time.time():.6f}"
-    return json.dumps({
-        "token": "legacy-verification-token",
-        "team_id": "T0TEST",
-        "api_app_id": "A0TEST",
-        "type": "event_callback",
-        "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
-        "event_time": int(time.time()),
-        "authorizations": [{"team_id": "T0TEST", "user_id": BOT_USER, "is_bot": True}],
-        "event": {
-            "type": "message", "channel_type": "im", "channel": channel, "user": user,
-            "text": text, "ts": ts, "event_ts": ts, "client_msg_id": str(uuid.uuid4()),
-        },
-    }).encode()
+    return json.dumps(
+        {
+            "token": "legacy-verification-token",
+            "team_id": "T0TEST",
+            "api_app_id": "A0TEST",
+            "type": "event_callback",
+            "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": "T0TEST", "user_id": BOT_USER, "is_bot": True}],
+            "event": {
+                "type": "message",
+                "channel_type": "im",
+                "channel": channel,
+                "user": user,
+                "text": text,
+                "ts": ts,
+                "event_ts": ts,
+                "client_msg_id": str(uuid.uuid4()),
+            },
+        }
+    ).encode()
 
 
 def signed_headers(body: bytes, secret: str = SIGNING_SECRET, timestamp: int | None = None) -> dict[str, str]:
@@ -255,7 +274,14 @@ def test_a_button_click_answers_the_question_it_belongs_to(rasa: Server, slack: 
         "user": {"id": user},
         "channel": {"id": channel},
         "message": {"ts": f"{time.time():.6f}"},
-        "actions": [{"type": "button", "action_id": "a1", "value": buttons["Training"], "text": {"type": "plain_text", "text": "Training"}}],
+        "actions": [
+            {
+                "type": "button",
+                "action_id": "a1",
+                "value": buttons["Training"],
+                "text": {"type": "plain_text", "text": "Training"},
+            }
+        ],
     }
     form = urlencode({"payload": json.dumps(click)}).encode()
     headers = {**signed_headers(form), "Content-Type": "application/x-www-form-urlencoded"}
@@ -310,8 +336,9 @@ def test_a_retry_of_an_event_never_received_is_answered(rasa: Server, slack: Sla
 
 
 def test_slack_url_verification_gets_its_challenge_back(rasa: Server) -> None:
-    body = json.dumps({"token": "t", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
-                       "type": "url_verification"}).encode()
+    body = json.dumps(
+        {"token": "t", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", "type": "url_verification"}
+    ).encode()
     response = post(rasa, body, signed_headers(body))
     assert response.status_code == 200
     assert response.json() == {"challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}
@@ -336,8 +363,9 @@ results["credentials"] = SlackConnector.from_credentials({"api_url": "http://127
 print(json.dumps(results))
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
-    done = subprocess.run([str(RASA_BIN / "python"), "-c", script], cwd=REPO / "bot", env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(RASA_BIN / "python"), "-c", script], cwd=REPO / "bot", env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads(done.stdout.strip().splitlines()[-1])
     assert results["none"] == ["SlackDisabled", None]

@@ -63,8 +63,13 @@ def knowledge_db(work: Path) -> Path:
     if built.exists():
         return built
     db = work / "knowledge.db"
-    subprocess.run([str(VENV_BIN / "python"), "-m", "knowledge", "build", "--db", str(db)],
-                   cwd=REPO, check=True, capture_output=True, timeout=180)
+    subprocess.run(
+        [str(VENV_BIN / "python"), "-m", "knowledge", "build", "--db", str(db)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
     return db
 
 
@@ -80,7 +85,16 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     }
     with launch.chat_stack(work, env=shared) as chat:
         api_env = {**shared, "FABRIC_ADVISOR_API_KEY": "", "FABRIC_ADVISOR_RASA_PORT": str(chat.rasa.port)}
-        command = [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(api_port)]
+        command = [
+            str(VENV_BIN / "python"),
+            "-m",
+            "uvicorn",
+            "api.app:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(api_port),
+        ]
         with running(command, port=api_port, health_path="/healthz", env=api_env) as api:
             yield Stack(api, chat.rasa)
 
@@ -153,13 +167,17 @@ def assert_card_shows(card, rec: dict) -> None:
     total = topology["leaf_switches"] + topology["spine_switches"] + topology["core_switches"]
     if topology["kind"] != "single_node":
         expect(card.locator('[data-field="switches"] .kpi__value')).to_have_text(f"{total:,}")
-        expect(card.locator('[data-field="switches"] .kpi__note')).to_contain_text(f"{topology['leaf_switches']:,} leaf")
+        expect(card.locator('[data-field="switches"] .kpi__note')).to_contain_text(
+            f"{topology['leaf_switches']:,} leaf"
+        )
     expect(card.locator('[data-field="cost"] .kpi__value')).to_contain_text("$")
     expect(card.locator('[data-field="fabric"]')).to_contain_text(rec["fabric"]["name"])
     expect(card.locator('[data-field="topology"]')).not_to_be_empty()
     compute = [p for p in rec["ports_per_server"] if p["role"] == "compute" and p["count"]]
     if compute:
-        expect(card.locator('[data-field="ports"]')).to_contain_text(f"{compute[0]['count']} × {compute[0]['gbps']}G compute")
+        expect(card.locator('[data-field="ports"]')).to_contain_text(
+            f"{compute[0]['count']} × {compute[0]['gbps']}G compute"
+        )
 
     reasons = card.locator(".card__why > .reasons > li")
     expect(reasons).to_have_count(min(4, len(rec["explanation"])))
@@ -247,7 +265,8 @@ def test_a_knowledge_question_is_answered_with_its_source(page) -> None:
     expect(page.locator("#welcome")).to_be_visible()
     page.wait_for_function(
         "old => { const s = JSON.parse(sessionStorage.getItem('fabric-advisor.chat.v1')); return s.sessionId && s.sessionId !== old; }",
-        arg=session, timeout=REPLY_MS,
+        arg=session,
+        timeout=REPLY_MS,
     )
 
 

@@ -11,15 +11,13 @@ import re
 from pydantic import ValidationError
 
 from advisor.models import Answer
-from rules.facts import usd
 from extraction.models import Span
+from rules.facts import usd
 from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE, Port, Reason, Recommendation, Topology
 
 QUESTIONS = {
     "workload": "What will the cluster run: **training**, **inference**, or **both**?",
-    "gpu_count": (
-        "How many GPUs will it have? For example *128 H100s*, *16 nodes of 8 GPUs* or *4 DGX H200*."
-    ),
+    "gpu_count": ("How many GPUs will it have? For example *128 H100s*, *16 nodes of 8 GPUs* or *4 DGX H200*."),
 }
 TOPOLOGY_NAMES = {
     "single_node": "single server (no switch fabric)",
@@ -90,7 +88,7 @@ def design_answer(rec: Recommendation, topics: list[str]) -> str:
         "ports": f"- **Ports per server:** {ports_line(rec.ports_per_server)}",
         "topology": f"- **Topology:** {topology_line(t)}",
         "cost": f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)}"
-                f" _({rec.cost.basis})_",
+        f" _({rec.cost.basis})_",
         "allreduce": (
             f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation of "
             f"{(perf.message_bytes or 0) / 1e9:g} GB ({'; '.join(perf.assumptions)})"
@@ -139,13 +137,15 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
         lines += ["", "**RoCE configuration**"]
         lines += [f"- **{s.setting}:** {s.value}" for s in rec.roce_configuration]
     if rec.alternatives:
-        lines += ["", "**Also considered:** " + "; ".join(
-            f"{a.name} ({cost_range(a.network_usd_low, a.network_usd_high)})" for a in rec.alternatives
-        )]
+        lines += [
+            "",
+            "**Also considered:** "
+            + "; ".join(f"{a.name} ({cost_range(a.network_usd_low, a.network_usd_high)})" for a in rec.alternatives),
+        ]
     if diagram_url:
         lines += ["", f"[Topology diagram]({diagram_url})"]
     if rec.id:
-        lines += ["", f"_Recommendation id: `{rec.id}`. Ask \"why?\" for every rule, or \"compare\" for the alternatives._"]
+        lines += ["", f'_Recommendation id: `{rec.id}`. Ask "why?" for every rule, or "compare" for the alternatives._']
     return "\n".join(lines)
 
 
@@ -164,9 +164,7 @@ def why_markdown(rec: Recommendation, why_not: list[str] | None = None) -> str:
                 "",
             ]
     lines += [f"**Why {rec.fabric.name} with a {TOPOLOGY_NAMES[str(rec.topology.kind)]}:**", ""]
-    lines += [
-        f"{i}. `{r.rule_id}`: {r.statement}  \n   _Source: {r.source}_" for i, r in enumerate(rec.explanation, 1)
-    ]
+    lines += [f"{i}. `{r.rule_id}`: {r.statement}  \n   _Source: {r.source}_" for i, r in enumerate(rec.explanation, 1)]
     if rec.performance.assumptions:
         lines += ["", "**The all-reduce estimate assumes:** " + " ".join(rec.performance.assumptions)]
     return "\n".join(lines)
@@ -185,8 +183,14 @@ def compare_markdown(rec: Recommendation) -> str:
         )
     ]
     rows += [
-        (a.name, cost_range(a.network_usd_low, a.network_usd_high), a.relative_training_throughput,
-         a.allreduce_ms, a.latency_us, a.trade_off)
+        (
+            a.name,
+            cost_range(a.network_usd_low, a.network_usd_high),
+            a.relative_training_throughput,
+            a.allreduce_ms,
+            a.latency_us,
+            a.trade_off,
+        )
         for a in rec.alternatives
     ]
     lines = [f"**Fabrics compared for {workload_line(rec)}**", ""]
@@ -206,8 +210,11 @@ def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
         ("Fabric", old.fabric.name, new.fabric.name),
         ("Topology", topology_line(old.topology), topology_line(new.topology)),
         ("Switches", switches_line(old.topology), switches_line(new.topology)),
-        ("Network cost", cost_range(old.cost.network_usd_low, old.cost.network_usd_high),
-         cost_range(new.cost.network_usd_low, new.cost.network_usd_high)),
+        (
+            "Network cost",
+            cost_range(old.cost.network_usd_low, old.cost.network_usd_high),
+            cost_range(new.cost.network_usd_low, new.cost.network_usd_high),
+        ),
     ]
     if old.performance.allreduce_ms is not None and new.performance.allreduce_ms is not None:
         checks.append(("All-reduce", duration(old.performance.allreduce_ms), duration(new.performance.allreduce_ms)))
@@ -225,8 +232,10 @@ def answer_markdown(answer: Answer) -> str:
     if not answer.not_covered:
         return entry
     terms = ", ".join(answer.not_covered)
-    return (f"My knowledge base has nothing on {terms}, so I can't answer that from a source. "
-            f"The closest entry I have:\n\n{entry}")
+    return (
+        f"My knowledge base has nothing on {terms}, so I can't answer that from a source. "
+        f"The closest entry I have:\n\n{entry}"
+    )
 
 
 # why a stated size could not be used (extraction's `rejected`), in the customer's words
@@ -239,8 +248,9 @@ SIZE_LIMITS = {
 
 def rejected_markdown(rejected: list[Span]) -> str:
     """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each rejected span."""
-    return "\n".join(f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.'
-                     for span in rejected)
+    return "\n".join(
+        f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.' for span in rejected
+    )
 
 
 def clarification_markdown(missing: list[str]) -> str:

@@ -28,7 +28,7 @@ from advisor.render.markdown import (
 )
 from rules.models import Reason, Recommendation
 
-__all__ = ["markdown_to_mrkdwn", "recommendation_blocks", "escape"]
+__all__ = ["escape", "markdown_to_mrkdwn", "recommendation_blocks"]
 
 HEADER_MAX = 150
 TEXT_MAX = 3000
@@ -118,9 +118,7 @@ def _clip(text: str, limit: int) -> str:
 # ------------------------------------------------------------------------- blocks
 
 
-def recommendation_blocks(
-    rec: Recommendation, diagram_url: str | None = None, reasons: int = 4
-) -> list[dict]:
+def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> list[dict]:
     """A recommendation as a Slack Block Kit message.
 
     A header names the fabric, fields give the figures (fabric, topology, ports per
@@ -141,8 +139,11 @@ def recommendation_blocks(
     ]
     if perf.allreduce_ms is not None:
         fields.append(
-            ("All-reduce", f"about {duration(perf.allreduce_ms)} per gradient synchronisation "
-             f"({perf.relative_training_throughput:.0%} of InfiniBand training throughput)")
+            (
+                "All-reduce",
+                f"about {duration(perf.allreduce_ms)} per gradient synchronisation "
+                f"({perf.relative_training_throughput:.0%} of InfiniBand training throughput)",
+            )
         )
     blocks: list[dict] = [
         _header(f"Recommendation: {f.name}, {TOPOLOGY_NAMES[str(t.kind)]}"),
@@ -194,4 +195,3 @@ def _section(text: str) -> dict:
 
 def _context(*texts: str) -> dict:
     return {"type": "context", "elements": [_mrkdwn(_clip(t, TEXT_MAX)) for t in texts[:10]]}
-

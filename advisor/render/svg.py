@@ -269,9 +269,7 @@ class _Box:
         return self.x + self.w * (i + 1) / (of + 1), self.y + self.h
 
 
-def _row(
-    slots: list[_Slot], y: float, h: float, widest: float, x0: float = AREA_X0, x1: float = AREA_X1
-) -> list[_Box]:
+def _row(slots: list[_Slot], y: float, h: float, widest: float, x0: float = AREA_X0, x1: float = AREA_X1) -> list[_Box]:
     """Boxes for the slots, centred in equal columns across [x0, x1]."""
     column = (x1 - x0) / max(1, len(slots))
     w = min(widest, column - 14)
@@ -370,9 +368,7 @@ def _switch_box(
         c.text(box.cx, box.y + 15, _fit(label, box.w - 6, 11), size=11, anchor="middle", weight="600")
         c.text(box.cx, box.y + 28, f"× {stands_for:,}", size=10, fill=MUTED, anchor="middle")
     else:
-        c.text(
-            box.cx, box.y + box.h / 2 + 4, _fit(label, box.w - 6, 11), size=11, anchor="middle", weight="600"
-        )
+        c.text(box.cx, box.y + box.h / 2 + 4, _fit(label, box.w - 6, 11), size=11, anchor="middle", weight="600")
 
 
 def _chips(c: _Canvas, x: float, y: float, w: float, gpus: int) -> None:
@@ -480,9 +476,7 @@ def _draw_tree(c: _Canvas, rec: Recommendation, top: float) -> float:
             for box in boxes:
                 colour = SERVER_STROKE if box.slot.elided else _rail_colour(box.slot.first)
                 share = (
-                    round(per_rail * box.slot.count)
-                    if box.slot.elided
-                    else _share(count, topo.rails, box.slot.first)
+                    round(per_rail * box.slot.count) if box.slot.elided else _share(count, topo.rails, box.slot.first)
                 )
                 label = f"Rail {box.slot.first + 1}" if box.w > 60 else f"R{box.slot.first + 1}"
                 _switch_box(c, box, label, colour, _tint(colour), share, share, rail=box.slot.first + 1)
@@ -496,9 +490,7 @@ def _draw_tree(c: _Canvas, rec: Recommendation, top: float) -> float:
             boxes = _row(_slots(count, MAX_SWITCH_BOXES), y, SWITCH_H, 104)
             prefix = key.capitalize()
             for box in boxes:
-                label = (
-                    f"{prefix} {box.slot.first + 1:,}" if box.w > 70 else f"{prefix[0]}{box.slot.first + 1:,}"
-                )
+                label = f"{prefix} {box.slot.first + 1:,}" if box.w > 70 else f"{prefix[0]}{box.slot.first + 1:,}"
                 _switch_box(c, box, label, stroke, fill, box.slot.count)
         _tier_label(c, y + SWITCH_H / 2, [_plural(count, f"{key} switch", f"{key} switches"), *detail])
         rows.append((key, boxes))
@@ -510,9 +502,7 @@ def _draw_tree(c: _Canvas, rec: Recommendation, top: float) -> float:
         between = f"{lower_key} ↔ {upper_key}"
         if lower_key == "leaf" and topo.oversubscription > 1:
             between += f", {_num(topo.oversubscription)}:1 oversubscribed"
-        _band_label(
-            c, upper[0].y + SWITCH_H, lower[0].y, _cable_label(rec, f"{lower_key}-{upper_key}"), between
-        )
+        _band_label(c, upper[0].y + SWITCH_H, lower[0].y, _cable_label(rec, f"{lower_key}-{upper_key}"), between)
 
     # servers
     leaves = rows[-1][1] if rows and rows[-1][0] == "leaf" else []
@@ -521,9 +511,7 @@ def _draw_tree(c: _Canvas, rec: Recommendation, top: float) -> float:
         colours = [_rail_colour(b.slot.first) if not b.slot.elided else FAINT for b in leaves]
         rails = [None if b.slot.elided else b.slot.first + 1 for b in leaves]
         for s_index, box in enumerate(servers):
-            points = _server_box(
-                c, box, _server_title(box.slot), facts, colours, servers=box.slot.count, rails=rails
-            )
+            points = _server_box(c, box, _server_title(box.slot), facts, colours, servers=box.slot.count, rails=rails)
             if box.slot.elided:
                 continue
             for leaf, (x, py), colour, rail_no in zip(leaves, points, colours, rails):
@@ -558,12 +546,8 @@ def _draw_server_groups(c: _Canvas, rec: Recommendation, facts: _Facts, leaves: 
         spread = n_leaf <= max(1, facts.compute_ports)  # each server has a port on every leaf
         for s_index, box in enumerate(servers):
             first = box.slot.first
-            targets = (
-                leaves if spread else [b for b in leaves if _covers(b.slot, first * n_leaf // facts.nodes)]
-            )
-            points = _server_box(
-                c, box, _server_title(box.slot), facts, [LINK] * len(targets), servers=box.slot.count
-            )
+            targets = leaves if spread else [b for b in leaves if _covers(b.slot, first * n_leaf // facts.nodes)]
+            points = _server_box(c, box, _server_title(box.slot), facts, [LINK] * len(targets), servers=box.slot.count)
             if box.slot.elided:
                 continue
             for leaf, (x, py) in zip(targets, points):
@@ -666,9 +650,7 @@ def _draw_dragonfly(c: _Canvas, rec: Recommendation, top: float) -> float:
         x, w = g.x, g.w
         height = bottom - g.y
         if g.slot.elided:
-            c.rect(
-                x, g.y, w, height, backdrop=True, rx=8, fill="#ffffff", stroke=FAINT, stroke_dasharray="5 4"
-            )
+            c.rect(x, g.y, w, height, backdrop=True, rx=8, fill="#ffffff", stroke=FAINT, stroke_dasharray="5 4")
             c.text(g.cx, g.y + height / 2 - 4, "…", size=16, fill=MUTED, anchor="middle", weight="700")
             c.text(
                 g.cx,
@@ -720,9 +702,7 @@ def _draw_dragonfly(c: _Canvas, rec: Recommendation, top: float) -> float:
             _per(topo.spine_switches, groups, "group"),
         ],
     )
-    _band_label(
-        c, spine_y + mini_h, leaf_y, _cable_label(rec, "leaf-spine"), "leaf ↔ spine, inside each group"
-    )
+    _band_label(c, spine_y + mini_h, leaf_y, _cable_label(rec, "leaf-spine"), "leaf ↔ spine, inside each group")
     _tier_label(
         c,
         leaf_y + mini_h / 2,
@@ -737,9 +717,7 @@ def _draw_dragonfly(c: _Canvas, rec: Recommendation, top: float) -> float:
     return bottom
 
 
-def _mini_row(
-    c: _Canvas, x: float, y: float, w: float, count: int, stroke: str, fill: str, h: float
-) -> list[_Box]:
+def _mini_row(c: _Canvas, x: float, y: float, w: float, count: int, stroke: str, fill: str, h: float) -> list[_Box]:
     """Small switch boxes inside a group; more than four become three, '+N' and the last."""
     slots = _slots(count, 4)
     boxes = _row(slots, y, h, 24, x + 6, x + w - 6)
@@ -784,13 +762,9 @@ def _draw_single_node(c: _Canvas, rec: Recommendation, top: float) -> float:
         c.text((x0 + x1) / 2, switch_y + 20, "NVSwitch", size=12, anchor="middle", weight="600")
         for gpu in gpus:
             if not gpu.slot.elided:
-                c.line(
-                    gpu.cx, chip_y, gpu.cx, switch_y + 30, stroke=stroke, stroke_width=3, stroke_opacity=0.8
-                )
+                c.line(gpu.cx, chip_y, gpu.cx, switch_y + 30, stroke=stroke, stroke_width=3, stroke_opacity=0.8)
         _tier_label(c, switch_y + 15, ["NVSwitch, inside the server", "no network switches"])
-        _band_label(
-            c, switch_y + 30, chip_y, f"NVLink · {_speed(rec.fabric.link_gbps)} per GPU", "GPU ↔ NVSwitch"
-        )
+        _band_label(c, switch_y + 30, chip_y, f"NVLink · {_speed(rec.fabric.link_gbps)} per GPU", "GPU ↔ NVSwitch")
     for gpu in gpus:
         if gpu.slot.elided:
             c.text(gpu.cx, chip_y + 27, f"… {gpu.slot.count} more", size=10.5, fill=MUTED, anchor="middle")
@@ -854,9 +828,7 @@ def _footer(c: _Canvas, rec: Recommendation, y: float) -> float:
     y += 26
     c.rule(y)
     ports = " · ".join(
-        f"{p.count} × {_speed(p.gbps)} {ROLE_LABELS.get(p.role, p.role.value)}"
-        for p in rec.ports_per_server
-        if p.count
+        f"{p.count} × {_speed(p.gbps)} {ROLE_LABELS.get(p.role, p.role.value)}" for p in rec.ports_per_server if p.count
     )
     if ports:
         c.text(PAD, y + 22, _fit(f"Per server: {ports}", WIDTH - 2 * PAD - 170, 11.5), size=11.5, fill=MUTED)

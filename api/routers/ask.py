@@ -34,7 +34,10 @@ ASK_EXAMPLES = {
     response_model=AskResult,
     responses={
         413: {"model": Problem, "description": "Body over 64 KiB."},
-        422: {"model": ValidationProblem, "description": "Question empty or over 2,000 characters, or a bad profile field."},
+        422: {
+            "model": ValidationProblem,
+            "description": "Question empty or over 2,000 characters, or a bad profile field.",
+        },
     },
 )
 async def ask(body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)], service: Service) -> Response:

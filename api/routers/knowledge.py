@@ -47,7 +47,13 @@ async def list_subjects(kb: Knowledge) -> list[str]:
 async def get_subject(
     kb: Knowledge,
     subject: Annotated[
-        str, Path(min_length=1, max_length=64, description="technologies, topologies, glossary, hardware, ...", examples=["glossary"])
+        str,
+        Path(
+            min_length=1,
+            max_length=64,
+            description="technologies, topologies, glossary, hardware, ...",
+            examples=["glossary"],
+        ),
     ],
 ) -> KnowledgeSubject:
     try:

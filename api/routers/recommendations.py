@@ -89,9 +89,7 @@ async def create_recommendation(
     return json_model(recommendation, status_code=201, headers={"Location": f"{router.prefix}/{recommendation.id}"})
 
 
-@router.get(
-    "/{rec_id}", summary="Fetch a stored recommendation", response_model=Recommendation, responses=NOT_FOUND
-)
+@router.get("/{rec_id}", summary="Fetch a stored recommendation", response_model=Recommendation, responses=NOT_FOUND)
 async def get_recommendation(rec_id: RecId, service: Service) -> Response:
     """The recommendation exactly as it was returned when it was made."""
     return json_model(_stored(service, rec_id))

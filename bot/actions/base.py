@@ -25,9 +25,7 @@ class AdvisorAction(Action, ABC):
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         """Do the action's work and return its events."""
 
-    async def run(
-        self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
-    ) -> list[EventType]:
+    async def run(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         try:
             return self.act(dispatcher, tracker, domain)
         except ValidationError as error:

@@ -40,7 +40,7 @@ class ActionFallback(AdvisorAction):
 
 
 class ActionCapabilities(AdvisorAction):
-    """"What can you do?": the fallback's list of what the advisor does, with examples,
+    """ "What can you do?": the fallback's list of what the advisor does, with examples,
     without its apology."""
 
     def name(self) -> str:

@@ -58,9 +58,7 @@ class ValidateSizingForm(FormValidationAction):
     def name(self) -> str:
         return "validate_sizing_form"
 
-    async def run(
-        self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
-    ) -> list[EventType]:
+    async def run(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         draft = profile.draft_from_slots(tracker.slots)
         requested = tracker.get_slot(REQUESTED_SLOT)
         events: list[EventType] = []
@@ -94,7 +92,7 @@ class ValidateSizingForm(FormValidationAction):
 
     @staticmethod
     def _explain_unusable_sizes(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
-        """"training on 0 GPUs": say why 0 is not taken, rather than just asking again."""
+        """ "training on 0 GPUs": say why 0 is not taken, rather than just asking again."""
         if profile.answered_since_user(tracker):
             return  # the message was answered already (an interruption); it was not about sizes
         rejected = extraction.extract(profile.latest_text(tracker)).rejected

@@ -101,7 +101,7 @@ class ActionWhatIf(AdvisorAction):
 
 
 class ActionExplain(AdvisorAction):
-    """"Why?": the rules that fired, each with its source."""
+    """ "Why?": the rules that fired, each with its source."""
 
     def name(self) -> str:
         return "action_explain"

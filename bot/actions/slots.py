@@ -29,9 +29,7 @@ logger = logging.getLogger(__name__)
 class ValidateSlotMappings(ValidationAction):
     """`action_validate_slot_mappings`: the extractor fills the slots, turn by turn."""
 
-    async def run(
-        self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
-    ) -> list[EventType]:
+    async def run(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         text = profile.latest_text(tracker)
         if not text.strip() or text.startswith("/"):
             return []  # an intent payload ("/restart") carries no workload details

@@ -33,8 +33,9 @@ import logging
 import os
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Text
+from typing import Any
 
 from rasa.core.channels.channel import InputChannel, OutputChannel, UserMessage
 from rasa.core.channels.slack import SlackBot, SlackInput
@@ -60,7 +61,7 @@ SEEN_EVENTS_TTL = 3600.0
 SEEN_EVENTS_MAX = 10000
 
 
-def api_url_from(credentials: Dict[Text, Any]) -> Text:
+def api_url_from(credentials: dict[str, Any]) -> str:
     """The Slack Web API base URL: credentials, then SLACK_API_URL, then slack.com."""
     url = (credentials.get("api_url") or os.environ.get(API_URL_ENV, "").strip() or DEFAULT_API_URL).strip()
     return url if url.endswith("/") else url + "/"
@@ -72,9 +73,9 @@ class SeenEvents:
     def __init__(self, ttl: float = SEEN_EVENTS_TTL, capacity: int = SEEN_EVENTS_MAX) -> None:
         self.ttl = ttl
         self.capacity = capacity
-        self._seen: "OrderedDict[Text, float]" = OrderedDict()
+        self._seen: OrderedDict[str, float] = OrderedDict()
 
-    def first_time(self, event_id: Text) -> bool:
+    def first_time(self, event_id: str) -> bool:
         """True the first time event_id is offered (within the ttl), False after."""
         now = time.monotonic()
         while self._seen:
@@ -93,28 +94,28 @@ class SlackOutput(SlackBot):
 
     def __init__(
         self,
-        token: Text,
-        slack_channel: Optional[Text] = None,
-        thread_id: Optional[Text] = None,
-        proxy: Optional[Text] = None,
-        api_url: Text = DEFAULT_API_URL,
+        token: str,
+        slack_channel: str | None = None,
+        thread_id: str | None = None,
+        proxy: str | None = None,
+        api_url: str = DEFAULT_API_URL,
     ) -> None:
         super().__init__(token, slack_channel, thread_id, proxy)
         self.client = AsyncWebClient(token, base_url=api_url, proxy=proxy)
 
-    async def _post_message(self, channel: Text, **kwargs: Any) -> None:
+    async def _post_message(self, channel: str, **kwargs: Any) -> None:
         # `as_user` is for classic apps only; `type` is not a chat.postMessage argument
         kwargs.pop("as_user", None)
         kwargs.pop("type", None)
         await super()._post_message(channel, **kwargs)
 
-    async def send_text_message(self, recipient_id: Text, text: Text, **kwargs: Any) -> None:
+    async def send_text_message(self, recipient_id: str, text: str, **kwargs: Any) -> None:
         recipient = self.slack_channel or recipient_id
         for part in split_message(text.strip()):
             await self._post_message(channel=recipient, text=part, mrkdwn=True)
 
     async def send_text_with_buttons(
-        self, recipient_id: Text, text: Text, buttons: List[Dict[Text, Any]], **kwargs: Any
+        self, recipient_id: str, text: str, buttons: list[dict[str, Any]], **kwargs: Any
     ) -> None:
         recipient = self.slack_channel or recipient_id
         elements = [
@@ -131,16 +132,16 @@ class SlackOutput(SlackBot):
         ]
         await self._post_message(channel=recipient, text=text, blocks=blocks)
 
-    async def send_custom_json(self, recipient_id: Text, json_message: Dict[Text, Any], **kwargs: Any) -> None:
+    async def send_custom_json(self, recipient_id: str, json_message: dict[str, Any], **kwargs: Any) -> None:
         """Post json_message (e.g. `{"text": ..., "blocks": [...]}`) as chat.postMessage's arguments."""
         message = dict(json_message)
         channel = message.pop("channel", None) or self.slack_channel or recipient_id
         await self._post_message(channel=channel, **message)
 
 
-def split_message(text: Text, limit: int = MESSAGE_CHARS) -> List[Text]:
+def split_message(text: str, limit: int = MESSAGE_CHARS) -> list[str]:
     """text in parts of at most limit characters, cut at blank lines, else at newlines."""
-    parts: List[Text] = []
+    parts: list[str] = []
     while len(text) > limit:
         cut = text.rfind("\n\n", 0, limit)
         if cut <= 0:
@@ -157,11 +158,11 @@ def split_message(text: Text, limit: int = MESSAGE_CHARS) -> List[Text]:
 class SlackDisabled(InputChannel):
     """Stands in for the Slack connector when its token or signing secret is unset."""
 
-    def __init__(self, missing: List[Text]) -> None:
+    def __init__(self, missing: list[str]) -> None:
         self.missing = missing
 
     @classmethod
-    def name(cls) -> Text:
+    def name(cls) -> str:
         return "slack"
 
     def blueprint(self, on_new_message: Callable[[UserMessage], Awaitable[Any]]) -> Blueprint:
@@ -184,7 +185,7 @@ class SlackConnector(SlackInput):
     answering each Slack event once (see the module's docstring)."""
 
     @classmethod
-    def from_credentials(cls, credentials: Optional[Dict[Text, Any]]) -> InputChannel:
+    def from_credentials(cls, credentials: dict[str, Any] | None) -> InputChannel:
         credentials = dict(credentials or {})
         token = credentials.get("slack_token") or os.environ.get(TOKEN_ENV, "").strip()
         secret = credentials.get("slack_signing_secret") or os.environ.get(SIGNING_SECRET_ENV, "").strip()
@@ -201,7 +202,7 @@ class SlackConnector(SlackInput):
             credentials.get("proxy"),
             credentials.get("slack_retry_reason_header", "x-slack-retry-reason"),
             credentials.get("slack_retry_number_header", "x-slack-retry-num"),
-            credentials.get("errors_ignore_retry", None),
+            credentials.get("errors_ignore_retry"),
             bool(credentials.get("use_threads", False)),
             secret,
             credentials.get("conversation_granularity", "sender"),
@@ -212,19 +213,19 @@ class SlackConnector(SlackInput):
         logger.info("Slack connector on, Web API at %s", channel.api_url)
         return channel
 
-    def __init__(self, *args: Any, api_url: Text = DEFAULT_API_URL, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, api_url: str = DEFAULT_API_URL, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.api_url = api_url
         self.seen_events = SeenEvents()
 
-    def get_output_channel(self, channel: Optional[Text] = None, thread_id: Optional[Text] = None) -> OutputChannel:
+    def get_output_channel(self, channel: str | None = None, thread_id: str | None = None) -> OutputChannel:
         return SlackOutput(self.slack_token, channel or self.slack_channel, thread_id, self.proxy, self.api_url)
 
     def blueprint(self, on_new_message: Callable[[UserMessage], Awaitable[Any]]) -> Blueprint:
         webhook = super().blueprint(on_new_message)
 
         @webhook.middleware("request")
-        async def guard(request: Request) -> Optional[HTTPResponse]:
+        async def guard(request: Request) -> HTTPResponse | None:
             """Runs before Rasa's handler; a response here ends the request."""
             if request.method != "POST" or not request.path.rstrip("/").endswith("/webhook"):
                 return None
@@ -232,7 +233,7 @@ class SlackConnector(SlackInput):
 
         return webhook
 
-    def screen(self, request: Request) -> Optional[HTTPResponse]:
+    def screen(self, request: Request) -> HTTPResponse | None:
         """Refuse what is not from Slack, answer url_verification and repeated events;
         None lets Rasa's handler take the request."""
         if not self.is_request_from_slack_authentic(request):
@@ -260,5 +261,5 @@ class SlackConnector(SlackInput):
         return None
 
 
-def _other(name: Text) -> Text:
+def _other(name: str) -> str:
     return SIGNING_SECRET_ENV if name == TOKEN_ENV else TOKEN_ENV

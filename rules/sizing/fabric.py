@@ -294,9 +294,18 @@ def _smaller_than_one_su(
             "no spine layer.",
         ]
         return Topology(
-            kind=TopologyKind.rail_optimized, tiers=1, endpoints=endpoints, radix=k, rails=rails,
-            leaf_switches=1, spine_switches=0, core_switches=0, scalable_units=1,
-            cables=_cable_tiers(link_gbps, edge), bisection_gbps=endpoints * link_gbps / 2, notes=notes,
+            kind=TopologyKind.rail_optimized,
+            tiers=1,
+            endpoints=endpoints,
+            radix=k,
+            rails=rails,
+            leaf_switches=1,
+            spine_switches=0,
+            core_switches=0,
+            scalable_units=1,
+            cables=_cable_tiers(link_gbps, edge),
+            bisection_gbps=endpoints * link_gbps / 2,
+            notes=notes,
         )
     rails_per_leaf = max(1, min(rails, (k // 2) // slots))
     leaves = math.ceil(rails / rails_per_leaf)
@@ -318,10 +327,18 @@ def _smaller_than_one_su(
         *clos.notes,
     ]
     return Topology(
-        kind=TopologyKind.rail_optimized, tiers=2, endpoints=endpoints, radix=k, rails=rails,
-        leaf_switches=leaves, spine_switches=clos.spines, core_switches=0, scalable_units=1,
+        kind=TopologyKind.rail_optimized,
+        tiers=2,
+        endpoints=endpoints,
+        radix=k,
+        rails=rails,
+        leaf_switches=leaves,
+        spine_switches=clos.spines,
+        core_switches=0,
+        scalable_units=1,
         cables=_cable_tiers(link_gbps, edge, clos.leaf_spine_cables),
-        bisection_gbps=endpoints * link_gbps / 2, notes=notes,
+        bisection_gbps=endpoints * link_gbps / 2,
+        notes=notes,
     )
 
 
@@ -409,7 +426,11 @@ def size_rail_optimized(
         f"Leaves: one per rail per SU, {rails} x {sus} = {leaves:,}; each leaf has {per_su} ports "
         f"down (its SU's nodes on that rail) and {per_su} up.",
         f"Node-leaf cables: {nodes:,} nodes x {rails} rails = {endpoints:,}"
-        + (f" + {manager_cables} fabric-manager (UFM) cables = {endpoints + manager_cables:,}." if manager_cables else "."),
+        + (
+            f" + {manager_cables} fabric-manager (UFM) cables = {endpoints + manager_cables:,}."
+            if manager_cables
+            else "."
+        ),
         *clos.notes,
     ]
     if nodes + reserved_endpoints < slots:

@@ -118,7 +118,8 @@ def ports_per_server(
     ports += _port(PortRole.compute, (count, compute_gbps), compute_note)
     storage_note = (
         "Storage/data: datasets and checkpoints, off the compute fabric "
-        + _basis(storage, TRAINING_STORAGE, "2x 100GbE") + "."
+        + _basis(storage, TRAINING_STORAGE, "2x 100GbE")
+        + "."
     )
     if kind is Workload.mixed:
         storage_note += " On a mixed cluster these also carry serving traffic unless inference ports are given."
@@ -129,7 +130,8 @@ def ports_per_server(
         PortRole.inband_management,
         inband or TRAINING_INBAND,
         "In-band management: OS, provisioning, job scheduling, monitoring "
-        + _basis(inband, TRAINING_INBAND, "2x 10GbE") + ".",
+        + _basis(inband, TRAINING_INBAND, "2x 10GbE")
+        + ".",
     )
     ports += _port(PortRole.out_of_band, oob or OUT_OF_BAND, oob_note)
     return ports
