@@ -102,6 +102,7 @@ class Server(_Fact):
     nvlink_domain_gpus: int
     form: Literal["sxm", "pcie"]
     canonical: bool = False
+    fabric_manager_slot: bool = False
     compute_nic: str | None
     compute_ports: int
     compute_gbps: int

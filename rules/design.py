@@ -178,7 +178,9 @@ def _one_kind(
 ) -> Topology:
     """The topology of `kind` with switches of `radix` ports."""
     if kind == TopologyKind.rail_optimized:
-        return _rail_fabric(technology, profile.node_count, profile.gpus_per_node, radix, link_gbps)
+        return _rail_fabric(
+            technology, profile.node_count, profile.gpus_per_node, radix, link_gbps, _manager_slot(profile.gpu_model)
+        )
     if kind == TopologyKind.dragonfly_plus:
         return sizing.size_dragonfly_plus(endpoints, radix, link_gbps)
     return sizing.size_fat_tree(endpoints, radix, link_gbps)
@@ -191,17 +193,28 @@ def _smallest_single_switch(technology: Technology, link_gbps: int, endpoints: i
     return next((s for s in smaller if endpoints <= s.radix_at(link_gbps)), None)
 
 
-def _rail_fabric(technology: str, nodes: int, rails: int, radix: int, link_gbps: int) -> Topology:
-    """The rail-optimized fabric as the SuperPOD builds it: SUs of radix/2 nodes, and on
-    InfiniBand one node slot kept for the fabric manager (UFM); Ethernet needs none."""
+def _rail_fabric(
+    technology: str, nodes: int, rails: int, radix: int, link_gbps: int, manager_slot: bool = True
+) -> Topology:
+    """The rail-optimized fabric as the SuperPOD builds it: SUs of radix/2 nodes (32 on
+    QM9700, 72 on Q3400). On InfiniBand the fabric manager (UFM) takes a free node slot
+    where the server's reference architecture does so (DGX H100: 31 nodes + UFM per SU)
+    and a slot is free; B200 / B300 SUs are filled with nodes. Ethernet needs none."""
     return sizing.size_rail_optimized(
         nodes=nodes,
         rails=rails,
         radix=radix,
         link_gbps=link_gbps,
         nodes_per_su=radix // 2,
-        reserved_endpoints=1 if str(technology).startswith("infiniband") else 0,
+        reserved_endpoints=1 if manager_slot and str(technology).startswith("infiniband") else 0,
     )
+
+
+def _manager_slot(gpu_model: str | None) -> bool:
+    """Whether the server's SuperPOD reference keeps a node slot for UFM (H100 class; also
+    the assumption when no GPU is named)."""
+    server = catalogue.server_for(gpu_model)
+    return server.fabric_manager_slot if server else True
 
 
 @cache

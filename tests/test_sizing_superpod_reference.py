@@ -41,6 +41,13 @@ def test_three_su_spines_round_up_to_a_divisor_of_the_leaf_uplinks():
     assert any("smallest divisor of 32" in note and "16" in note for note in t.notes)
 
 
+def test_spines_are_not_doubled_to_reach_a_divisor():
+    # 5 SU: 40 leaves x 32 uplinks need 20 spines; the next divisor of 32 is 32, 60 % more
+    t = size_rail_optimized(160, reserved_endpoints=0)
+    assert (t.leaf_switches, t.spine_switches) == (40, 20)
+    assert t.cables[1].count == 40 * 32 <= 20 * 64
+
+
 # SUs, leaf, spine, core (B200 SuperPOD reference, no reserved slot in the table)
 LARGE_TABLE = [
     (8, 64, 32, 0),
@@ -61,10 +68,18 @@ def test_large_superpod_rows_are_reproduced_exactly(sus, leaf, spine, core):
     assert cables(t, "spine-core") == (sus * 256 if core else 0)
 
 
-@pytest.mark.parametrize("sus, leaf, spine, core", LARGE_TABLE[:-1])
+@pytest.mark.parametrize("sus, leaf, spine, core", LARGE_TABLE)
 def test_large_rows_hold_with_a_node_slot_reserved_for_ufm(sus, leaf, spine, core):
     t = size_rail_optimized(sus * 32 - 1)
     assert (t.scalable_units, t.leaf_switches, t.spine_switches, t.core_switches) == (sus, leaf, spine, core)
+
+
+@pytest.mark.parametrize("sus, leaf, spine, core", LARGE_TABLE)
+def test_a_fabric_manager_slot_never_adds_an_su_when_every_slot_holds_a_node(sus, leaf, spine, core):
+    t = size_rail_optimized(sus * 32)  # H100 convention asked, but no slot is free
+    assert (t.scalable_units, t.leaf_switches, t.spine_switches, t.core_switches) == (sus, leaf, spine, core)
+    assert t.cables[0].count == sus * 256  # no UFM cables on the compute leaves
+    assert any("attaches outside the compute leaves" in note for note in t.notes)
 
 
 def test_64_su_of_2048_nodes_is_512_leaf_512_spine_256_core():
@@ -72,7 +87,9 @@ def test_64_su_of_2048_nodes_is_512_leaf_512_spine_256_core():
     assert (t.scalable_units, t.leaf_switches, t.spine_switches, t.core_switches) == (64, 512, 512, 256)
 
 
-# DGX B300 SuperPOD with XDR (Q3400, 144 ports, 72 nodes per SU): SUs, leaf, spine
+# DGX B300 SuperPOD with XDR (Q3400, 144 ports, 72 nodes per SU), Table 3 of
+# https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
+# SUs, leaf, spine. 36 spines at 8 SU: 32 would carry 4,608 cables, 36 divides the 72 uplinks.
 B300_XDR_TABLE = [(1, 8, 4), (2, 16, 8), (4, 32, 18), (8, 64, 36), (18, 144, 72)]
 
 
@@ -81,3 +98,4 @@ def test_b300_xdr_superpod_rows_follow_from_the_same_rules(sus, leaf, spine):
     t = size_rail_optimized(sus * 72, radix=144, link_gbps=800, reserved_endpoints=0)
     assert (t.scalable_units, t.leaf_switches, t.spine_switches, t.core_switches) == (sus, leaf, spine, 0)
     assert cables(t, "leaf-spine") == sus * 576
+    assert cables(t, "node-leaf") == sus * 576

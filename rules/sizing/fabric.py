@@ -6,11 +6,14 @@ loops run over the divisors of one switch's port count), so sizing a
 sizes several candidates per recommendation.
 
 Vocabulary used in the notes: a switch of radix k has k ports at the link speed;
-"down" ports face the servers, "up" ports face the next tier. A leaf's uplinks must
-spread evenly over the switches above it (every leaf reaches every spine of its
-group by the same number of cables), which is why switch counts are rounded up to
-a divisor of the uplink count rather than to the bare need (DESIGN.md, the
-3-SU row of the DGX SuperPOD table: 12 spines would carry the uplinks, 16 are built).
+"down" ports face the servers, "up" ports face the next tier. A leaf's uplinks
+should spread evenly over the switches above it (every leaf reaches every spine of
+its group by the same number of cables), so a switch count is rounded up to a
+divisor of the uplink count when that costs at most half again the need, which is
+what NVIDIA builds: 16 spines where 12 would carry the uplinks (DGX SuperPOD H100,
+3 SU, 32 uplinks per leaf) and 36 where 32 would (DGX SuperPOD B300-XDR, 8 SU, 72
+uplinks). Past that, the bare need is built and the cables spread as evenly as the
+ports allow (some switch pairs get one cable more), rather than doubling the layer.
 
 Sources:
 - Fat-tree capacities k^2/2 (two tiers) and k^3/4 (three tiers): Al-Fares et al.,
@@ -68,6 +71,41 @@ def smallest_divisor_at_least(n: int, need: int) -> int:
     return divisors[i]
 
 
+SPREAD_ROUNDING_LIMIT = 1.5
+"""Fabric Advisor rule: round a switch count up to a divisor of the uplinks only while it
+costs at most this factor over the need (NVIDIA's 16 for 12 and 36 for 32 are within it)."""
+
+
+def switches_to_carry(uplinks: int, need: int) -> int:
+    """How many switches take `uplinks` cables from each switch below, where `need` carry them.
+
+    The smallest divisor of `uplinks` at least `need` when it is within
+    SPREAD_ROUNDING_LIMIT x need (an even spread); else `need` itself, cables spread as
+    evenly as the ports allow. Never fewer than `need`, and never less as `need` grows.
+    """
+    need = max(need, 1)
+    if need > uplinks:
+        return need
+    even = smallest_divisor_at_least(uplinks, need)
+    return even if even <= SPREAD_ROUNDING_LIMIT * need else need
+
+
+def _spread_note(uplinks: int, need: int, count: int, what: str) -> str:
+    if uplinks % count == 0:
+        if count == need:
+            return f"{count} {what} ({uplinks // count} cable(s) from each switch below to every one)"
+        return (
+            f"{count} {what}: the smallest divisor of {uplinks} that is at least {need}, so each switch's "
+            f"{uplinks} uplinks spread evenly ({uplinks // count} cable(s) to every one)"
+        )
+    return (
+        f"{count} {what}: an even spread of {uplinks} uplinks would need "
+        f"{smallest_divisor_at_least(uplinks, need) if need <= uplinks else uplinks} (more than half again the "
+        f"need), so {count} are built and each switch below sends {uplinks // count} or {uplinks // count + 1} "
+        "cable(s) to each"
+    )
+
+
 def _check_radix(radix: int) -> None:
     if radix < 4:
         raise ValueError(f"radix: a switch needs at least 4 ports to build a fabric, got {radix}")
@@ -95,8 +133,7 @@ def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
 
     Two tiers while the spines can reach every leaf: each leaf sends at least one
     cable to every spine, so at most `uplinks` spines, each taking `radix` leaf
-    cables, which joins up to `radix` leaves. Spine count: the smallest divisor of
-    `uplinks` that carries all uplinks.
+    cables, which joins up to `radix` leaves. Spine count: `switches_to_carry`.
 
     Three tiers beyond that (the k-ary fat-tree of Al-Fares et al.): leaves are
     grouped into pods of h = radix // 2 leaves; a full pod has `uplinks` spines
@@ -116,20 +153,19 @@ def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
     cables = leaves * uplinks
     if leaves <= k:
         need = math.ceil(cables / k)
-        spines = smallest_divisor_at_least(uplinks, need)
+        spines = switches_to_carry(uplinks, need)
         note = (
             f"Two tiers: {leaves} leaves x {uplinks} uplinks = {cables:,} leaf-spine cables "
-            f"need {need} spine(s) of {k} ports; each leaf's {uplinks} uplinks spread evenly, so the "
-            f"spine count is the smallest divisor of {uplinks} that is at least {need}: {spines} "
-            f"({uplinks // spines} cable(s) from every leaf to every spine)."
+            f"need {need} spine(s) of {k} ports; {_spread_note(uplinks, need, spines, 'spines')}."
         )
         return _Clos(2, spines, 0, cables, 0, [note])
     if leaves > k * h:
         return None
     full_pods, rest = divmod(leaves, h)
-    partial_spines = smallest_divisor_at_least(uplinks, math.ceil(rest * uplinks / h)) if rest else 0
+    partial_spines = switches_to_carry(uplinks, math.ceil(rest * uplinks / h)) if rest else 0
     spines = full_pods * uplinks + partial_spines
-    cores_per_plane = smallest_divisor_at_least(h, math.ceil(leaves / k))
+    core_need = math.ceil(leaves / k)
+    cores_per_plane = switches_to_carry(h, core_need)
     cores = uplinks * cores_per_plane
     pods = f"{full_pods} pod(s) of {h} leaves with {uplinks} spines each"
     if rest:
@@ -139,9 +175,8 @@ def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
         f"switches joins, so leaves form pods of {h} (every spine has {h} ports down, {h} up): "
         f"{pods} = {spines:,} spines.",
         f"Core: spine j of every pod joins core plane j ({uplinks} planes); each plane carries "
-        f"{leaves:,} uplinks, needing ceil({leaves:,}/{k}) = {math.ceil(leaves / k)} core switch(es), "
-        f"rounded up to a divisor of {h} so each spine's uplinks spread evenly: "
-        f"{cores_per_plane} per plane = {cores:,} core switches.",
+        f"{leaves:,} uplinks, needing ceil({leaves:,}/{k}) = {core_need} core switch(es): "
+        f"{_spread_note(h, core_need, cores_per_plane, 'per plane')}; {cores:,} core switches.",
     ]
     if rest:
         notes.append(
@@ -270,29 +305,36 @@ def size_fat_tree(endpoints: int, radix: int, link_gbps: int, oversubscription: 
 
 
 def _smaller_than_one_su(
-    nodes: int, rails: int, k: int, link_gbps: int, reserved: int, manager_cables: int, per_su: int
+    nodes: int, rails: int, k: int, link_gbps: int, manager_slot: bool, fabric_manager_cables: int, per_su: int
 ) -> Topology:
-    """A rail-optimized fabric for fewer nodes than one SU holds.
+    """A rail-optimized fabric for fewer nodes than one SU holds, sized by what it needs.
 
-    Building the whole SU for eight nodes would mean eight leaves and four spines for 64
-    GPUs; no one cables it so. What makes the fabric rail-optimized is that every rail
+    Building the whole SU for sixteen nodes would mean eight leaves each using half its
+    ports; no one cables it so. What makes the fabric rail-optimized is that every rail
     is wholly on one leaf, so same-rail traffic (most of NCCL's) crosses one switch.
     That holds as well when a leaf carries several rails: each leaf takes as many whole
-    rails as its down ports hold (`k // 2` of them, one per node slot per rail), and
-    when every port fits one switch there is no spine layer at all. Above the leaves,
-    as many uplinks as down ports (non-blocking), rounded up so they spread evenly over
-    the spines.
+    rails as its down ports hold (`k // 2` of them), and when every port fits one switch
+    there is no spine layer at all. Above the leaves, as many uplinks as down ports
+    (non-blocking), rounded up so they spread evenly over the spines.
+
+    The fabric manager (UFM) takes leaf ports only where some are free: it never adds a
+    leaf or a spine. Where none are free, the managed switches' embedded subnet manager
+    runs the fabric (or UFM attaches through the management network).
     """
     endpoints = nodes * rails
-    slots = nodes + reserved
-    edge = endpoints + manager_cables
-    if edge <= k:
+    if endpoints <= k:
+        manager = min(fabric_manager_cables, rails, k - endpoints) if manager_slot else 0
+        edge = endpoints + manager
         notes = [
             f"{nodes} node(s) x {rails} rails = {endpoints} ports"
-            + (f" + {manager_cables} fabric-manager (UFM) ports" if manager_cables else "")
+            + (f" + {manager} fabric-manager (UFM) ports" if manager else "")
             + f" fit one {k}-port switch: every rail meets there, so all traffic crosses one switch; "
             "no spine layer.",
         ]
+        if manager_slot and not manager:
+            notes.append(
+                "No switch port is left for a UFM server: the switch's embedded subnet manager runs the fabric."
+            )
         return Topology(
             kind=TopologyKind.rail_optimized,
             tiers=1,
@@ -307,25 +349,36 @@ def _smaller_than_one_su(
             bisection_gbps=endpoints * link_gbps / 2,
             notes=notes,
         )
-    rails_per_leaf = max(1, min(rails, (k // 2) // slots))
+    half = k // 2
+    rails_per_leaf = max(1, min(rails, half // nodes))
     leaves = math.ceil(rails / rails_per_leaf)
-    down = rails_per_leaf * slots
+    rails_per_leaf = math.ceil(rails / leaves)  # share the rails evenly over that many leaves
+    used = rails_per_leaf * nodes
+    free = half - used
+    manager = min(fabric_manager_cables, rails, free * leaves) if manager_slot and free > 0 else 0
+    down = used + (math.ceil(manager / leaves) if manager else 0)
     spines_needed = math.ceil(leaves * down / k)
     uplinks = math.ceil(down / spines_needed) * spines_needed
-    if down + uplinks > k:  # no room to round: the divisor rule spreads them instead
+    if down + uplinks > k:  # no room to round: spread them as evenly as the ports allow
         uplinks = down
     clos = _clos_above_leaves(leaves, uplinks, k)
     assert clos is not None and clos.tiers == 2  # at most `rails` leaves
+    edge = endpoints + manager
     notes = [
-        f"Smaller than one scalable unit ({slots} of its {per_su} node slots used), so not built as a "
-        f"whole SU: {rails_per_leaf} rail(s) per leaf (each leaf holds {k // 2} node ports, {slots} per "
-        f"rail), {leaves} leaves.",
+        f"Smaller than one scalable unit ({nodes} of its {per_su} node slots), so built for what it needs, "
+        f"not as a whole SU: {rails_per_leaf} rail(s) per leaf ({nodes} node ports per rail, {half} down "
+        f"ports per leaf), {leaves} leaves; each rail still meets on one leaf.",
         f"Node-leaf cables: {nodes:,} nodes x {rails} rails = {endpoints:,}"
-        + (f" + {manager_cables} fabric-manager (UFM) cables = {edge:,}." if manager_cables else "."),
+        + (f" + {manager} fabric-manager (UFM) cables = {edge:,}." if manager else "."),
         f"Each leaf has {down} ports down and {uplinks} up (non-blocking; rounded so they spread evenly "
         "over the spines).",
         *clos.notes,
     ]
+    if manager_slot and not manager:
+        notes.append(
+            "The leaves have no free port for a UFM server, and none is added for it: the managed "
+            "switches' embedded subnet manager runs a fabric this size (or UFM joins over the management network)."
+        )
     return Topology(
         kind=TopologyKind.rail_optimized,
         tiers=2,
@@ -345,11 +398,15 @@ def _smaller_than_one_su(
 def rail_optimized_capacity(
     rails: int = 8, radix: int = 64, nodes_per_su: int | None = None, reserved_endpoints: int = 1
 ) -> int:
-    """Most nodes a three-tier rail-optimized fabric holds: radix x radix/2 leaves / rails SUs."""
+    """Most nodes a three-tier rail-optimized fabric holds: radix x radix/2 leaves / rails SUs.
+
+    Every slot of the largest fabric can hold a node (the fabric manager then attaches
+    elsewhere), so `reserved_endpoints` no longer lowers the limit; it is kept for callers.
+    """
     _check_radix(radix)
     per_su = nodes_per_su or radix // 2
     max_sus = radix * (radix // 2) // rails
-    return max(max_sus * per_su - reserved_endpoints, 0)
+    return max(max_sus * per_su, 0)
 
 
 def size_rail_optimized(
@@ -360,31 +417,33 @@ def size_rail_optimized(
     nodes_per_su: int | None = None,
     reserved_endpoints: int = 1,
     fabric_manager_cables: int = 4,
+    compare_smaller: bool = True,
 ) -> Topology:
     """The NVIDIA DGX SuperPOD compute fabric: one leaf per rail per scalable unit (SU).
 
     Rail r of every node (GPU r's NIC) in an SU goes to that SU's leaf r, so each SU
     has `rails` leaves. A leaf has `nodes_per_su` ports down (one per node slot;
     default radix // 2, 32 on the 64-port QM9700, 72 on the 144-port Q3400) and as
-    many up, so it is non-blocking. `reserved_endpoints` node slots per fabric
-    (default 1) are kept for the fabric manager (UFM), which takes
-    `fabric_manager_cables` leaf ports (4 in the H100 reference: 31 x 8 + 4 = 252;
-    at most one per rail per reserved slot, so fewer on servers with fewer rails).
-    SUs = ceil((nodes + reserved) / nodes_per_su); in a fabric of two or more SUs a
-    partly filled SU still gets all its leaves and leaf-spine cables (NVIDIA: build the
-    full SU, leave the node slots empty), so switch counts depend on the SU count only.
-    A cluster smaller than one SU is not built as an empty SU: see
-    `_smaller_than_one_su`.
+    many up, so it is non-blocking.
+
+    SUs = ceil(nodes / nodes_per_su): the fabric manager never adds an SU or a tier.
+    `reserved_endpoints` (0 or 1) says whether the fabric manager (UFM) takes a node slot
+    as in the DGX SuperPOD H100 reference (31 nodes + UFM per SU, `fabric_manager_cables`
+    = 4 leaf ports: 31 x 8 + 4 = 252); it takes one only when the SUs the nodes need
+    have a slot free. Otherwise, and in the B200 / B300 layout (`reserved_endpoints=0`,
+    every SU filled with nodes: 4 SU = 128 nodes), it attaches outside the compute
+    leaves. In a fabric of two or more SUs a partly filled SU still gets all its leaves
+    and leaf-spine cables (NVIDIA: build the full SU, leave the node slots empty), and
+    the notes name the nearest smaller design and what the last SU's nodes cost. A
+    cluster smaller than one SU is not built as an empty SU: see `_smaller_than_one_su`.
 
     Above the leaves it is the same Clos as `size_fat_tree`:
     - two tiers while there are at most `radix` leaves (8 SU at 8 rails, radix 64):
-      spines = the smallest divisor of the leaf's uplinks that carries them all, so
-      1/2/3/4/8 SU give 4/8/16/16/32 spines;
-    - three tiers beyond: pods of radix/2 leaves (4 SUs of 8 rails) each with
-      nodes_per_su spines (32 down, 32 up), and nodes_per_su core planes of
-      ceil(leaves/radix) switches (rounded to a divisor of radix/2), which gives
-      16 SU = 128 leaf / 128 spine / 64 core, 32 SU = 256/256/128,
-      64 SU = 512/512/256, the B200 SuperPOD reference counts.
+      1/2/3/4/8 SU give 4/8/16/16/32 spines (`switches_to_carry`);
+    - three tiers beyond: pods of radix/2 leaves each with nodes_per_su spines, and
+      nodes_per_su core planes of ceil(leaves/radix) switches, which gives 16 SU = 128
+      leaf / 128 spine / 64 core, 32 SU = 256/256/128, 64 SU = 512/512/256, the B200
+      SuperPOD reference counts.
 
     Endpoints are the GPU ports (nodes x rails); the fabric-manager cables are counted
     in the node-leaf cables. Raises FabricTooLarge past three tiers.
@@ -400,16 +459,18 @@ def size_rail_optimized(
         )
     if reserved_endpoints < 0 or fabric_manager_cables < 0:
         raise ValueError("reserved_endpoints and fabric_manager_cables must be >= 0")
-    # the manager plugs into the reserved slots' leaf ports, one per rail per slot at most
-    manager_cables = min(fabric_manager_cables, reserved_endpoints * rails)
-    sus = math.ceil((nodes + reserved_endpoints) / per_su)
-    if sus == 1 and nodes + reserved_endpoints < per_su:
-        return _smaller_than_one_su(nodes, rails, k, link_gbps, reserved_endpoints, manager_cables, per_su)
+    manager_slot = reserved_endpoints > 0
+    sus = math.ceil(nodes / per_su)
+    slots = sus * per_su
+    if sus == 1 and nodes + (1 if manager_slot else 0) < per_su:
+        return _smaller_than_one_su(nodes, rails, k, link_gbps, manager_slot, fabric_manager_cables, per_su)
+    # the manager plugs into a free slot's leaf ports, one per rail at most, if a slot is free
+    manager_cables = min(fabric_manager_cables, rails) if manager_slot and slots > nodes else 0
     leaves = rails * sus
     endpoints = nodes * rails
     clos = _clos_above_leaves(leaves, per_su, k)
     if clos is None:
-        max_nodes = rail_optimized_capacity(rails, k, per_su, reserved_endpoints)
+        max_nodes = rail_optimized_capacity(rails, k, per_su)
         raise FabricTooLarge(
             f"{nodes:,} nodes ({endpoints:,} endpoints) do not fit a rail-optimized fabric of "
             f"{k}-port switches: three tiers join at most {k * (k // 2):,} leaves, "
@@ -419,28 +480,34 @@ def size_rail_optimized(
             radix=k,
             maximum=max_nodes * rails,
         )
-    slots = sus * per_su
     notes = [
-        f"Scalable units: ceil(({nodes:,} nodes + {reserved_endpoints} reserved slot(s)) / "
-        f"{per_su} nodes per SU) = {sus} SU ({slots:,} node slots).",
+        f"Scalable units: ceil({nodes:,} nodes / {per_su} nodes per SU) = {sus} SU ({slots:,} node slots).",
         f"Leaves: one per rail per SU, {rails} x {sus} = {leaves:,}; each leaf has {per_su} ports "
         f"down (its SU's nodes on that rail) and {per_su} up.",
         f"Node-leaf cables: {nodes:,} nodes x {rails} rails = {endpoints:,}"
         + (
-            f" + {manager_cables} fabric-manager (UFM) cables = {endpoints + manager_cables:,}."
+            f" + {manager_cables} fabric-manager (UFM) cables in a free node slot = {endpoints + manager_cables:,}."
             if manager_cables
             else "."
         ),
         *clos.notes,
     ]
-    if nodes + reserved_endpoints < slots:
+    if manager_slot and not manager_cables:
         notes.append(
-            f"The last SU is partly filled ({slots - nodes - reserved_endpoints} empty slot(s)); "
+            "Every node slot holds a node, so the fabric manager (UFM) attaches outside the compute leaves, "
+            "as in NVIDIA's B200 and B300 SuperPODs, rather than costing a whole extra SU."
+        )
+    if manager_cables:
+        notes.append("The fabric manager (UFM) takes a free node slot, as in the DGX SuperPOD H100 reference.")
+    taken = nodes + (1 if manager_cables else 0)
+    if taken < slots:
+        notes.append(
+            f"The last SU is partly filled ({slots - taken} empty slot(s)); "
             "its leaves and leaf-spine cables are still built, as NVIDIA's reference asks."
         )
     if clos.tiers == 3 and (k // 2) % rails == 0:
         notes.append(f"Each pod of {k // 2} leaves is {(k // 2) // rails} whole SU(s), all rails.")
-    return Topology(
+    topology = Topology(
         kind=TopologyKind.rail_optimized,
         tiers=clos.tiers,
         endpoints=endpoints,
@@ -453,6 +520,28 @@ def size_rail_optimized(
         cables=_cable_tiers(link_gbps, endpoints + manager_cables, clos.leaf_spine_cables, clos.spine_core_cables),
         bisection_gbps=endpoints * link_gbps / 2,
         notes=notes,
+    )
+    if compare_smaller and sus > 1 and nodes < slots:
+        topology.notes.append(_boundary_note(topology, nodes, per_su, rails, k, link_gbps, reserved_endpoints))
+    return topology
+
+
+def _boundary_note(
+    topology: Topology, nodes: int, per_su: int, rails: int, k: int, link_gbps: int, reserved: int
+) -> str:
+    """What the nodes past the last full SU cost, against the nearest smaller design."""
+    smaller_nodes = (topology.scalable_units or 1) * per_su - per_su
+    smaller = size_rail_optimized(
+        smaller_nodes, rails, k, link_gbps, per_su, reserved_endpoints=reserved, compare_smaller=False
+    )
+    extra_nodes = nodes - smaller_nodes
+    extra_switches = topology.total_switches - smaller.total_switches
+    tier = f", and a tier ({smaller.tiers} -> {topology.tiers})" if topology.tiers > smaller.tiers else ""
+    return (
+        f"Past an SU boundary: {smaller_nodes:,} nodes fill {smaller.scalable_units} SU with "
+        f"{smaller.total_switches:,} switches ({smaller.leaf_switches}/{smaller.spine_switches}/"
+        f"{smaller.core_switches} leaf/spine/core, {smaller.tiers} tiers); the {extra_nodes:,} node(s) beyond "
+        f"cost {extra_switches:,} more switch(es){tier}, about {extra_switches / extra_nodes:,.1f} per node."
     )
 
 

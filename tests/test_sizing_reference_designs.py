@@ -1,0 +1,66 @@
+"""Published reference designs reproduced through `engine.recommend`, not only the sizing
+functions: what a customer asking for that cluster is told.
+
+Sources (each row's table):
+- DGX SuperPOD B200 RA, "DGX SuperPOD Architecture" (SU = 32 nodes; 4 SU = 32 leaf / 16 spine ...):
+  https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-architecture.html
+- DGX SuperPOD B300-XDR RA, Table 3 (Q3400, 72 nodes per SU):
+  https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
+- DGX SuperPOD GB200 RA, "Network Fabrics" (SU = 8 DGX GB200 racks, 72 GPUs per NVLink domain):
+  https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-gb200/latest/network-fabrics.html
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.engine import recommend
+from rules.models import Technology, TopologyKind, WorkloadProfile
+
+
+def cables(topology, tier: str) -> int:
+    return next((c.count for c in topology.cables if c.tier == tier), 0)
+
+
+def design(**fields):
+    return recommend(WorkloadProfile(workload="training", **fields))
+
+
+# SUs, leaf, spine, core: the B200 RA's compute fabric table
+B200_ROWS = [(4, 32, 16, 0), (8, 64, 32, 0), (16, 128, 128, 64), (32, 256, 256, 128), (64, 512, 512, 256)]
+
+
+@pytest.mark.parametrize("sus, leaf, spine, core", B200_ROWS)
+def test_b200_superpod_rows_through_recommend(sus, leaf, spine, core):
+    rec = design(gpu_count=sus * 256, gpu_model="B200")
+    t = rec.topology
+    assert rec.fabric.technology is Technology.infiniband_ndr and rec.fabric.link_gbps == 400
+    assert t.kind is TopologyKind.rail_optimized
+    assert (t.scalable_units, t.leaf_switches, t.spine_switches, t.core_switches) == (sus, leaf, spine, core)
+    assert t.tiers == (3 if core else 2)
+    assert cables(t, "node-leaf") == cables(t, "leaf-spine") == sus * 256
+    assert cables(t, "spine-core") == (sus * 256 if core else 0)
+
+
+def test_2048_h100_gpus_are_two_tiers_of_96_switches():
+    t = design(gpu_count=2048, gpu_model="H100").topology
+    assert (t.tiers, t.scalable_units, t.leaf_switches, t.spine_switches) == (2, 8, 64, 32)
+    unnamed = design(gpu_count=2048).topology  # no GPU named: a plain fat-tree, same count
+    assert (unnamed.tiers, unnamed.total_switches) == (2, 96)
+
+
+def test_16384_gpus_are_1280_switches_with_256_core():
+    t = design(gpu_count=16_384, gpu_model="H100").topology
+    assert (t.total_switches, t.core_switches, t.scalable_units) == (1280, 256, 64)
+
+
+def test_h100_superpod_rows_keep_their_ufm_slot_through_recommend():
+    t = design(node_count=127, gpu_model="H100").topology
+    assert (t.scalable_units, t.leaf_switches, t.spine_switches) == (4, 32, 16)
+    assert (cables(t, "node-leaf"), cables(t, "leaf-spine")) == (1020, 1024)
+
+
+def test_sixteen_dgx_h100_are_four_leaves_and_two_spines():
+    t = design(node_count=16, gpu_model="H100").topology
+    assert (t.tiers, t.leaf_switches, t.spine_switches) == (2, 4, 2)
+    assert cables(t, "node-leaf") == 128 and cables(t, "leaf-spine") == 128  # non-blocking
