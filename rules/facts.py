@@ -15,6 +15,8 @@ FRONTIER_PARAMS_B = 100  # seed guide: "frontier model training (100B+ parameter
 LARGEST_BUILD_GPUS = 16_384  # Fabric Advisor threshold: past a 64-SU SuperPOD's 16,384 GPUs
 LARGEST_BUILD_PARAMS_B = 1_000  # Fabric Advisor threshold: trillion-parameter models
 ASSUMED_NIC_GBPS = 400  # ConnectX-7, the common H100-class NIC, when the GPU is not named
+# InfiniBand generations a customer may ask for: (name, Gb/s per port), as the contract's Preference
+PREFERRED_IB = {"infiniband_hdr": ("HDR", 200), "infiniband_ndr": ("NDR", 400), "infiniband_xdr": ("XDR", 800)}
 
 
 def usd(amount: float) -> str:
@@ -49,7 +51,16 @@ def derive(profile: WorkloadProfile) -> dict[str, Any]:
         )
         if flag
     ]
+    preferred_name, preferred_gbps = PREFERRED_IB.get(str(profile.prefer or ""), ("", 0))
+    slower = (
+        f", at {preferred_gbps} Gb/s although the NICs carry {nic_max} Gb/s"
+        if 0 < preferred_gbps < nic_max
+        else ""
+    )
     return {
+        "preferred_ib_name": preferred_name,
+        "preferred_ib_gbps": preferred_gbps,
+        "preferred_ib_slower": slower,
         "workload": str(profile.workload),
         "training": training,
         "gpu_count": profile.gpu_count,

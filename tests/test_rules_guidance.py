@@ -54,7 +54,7 @@ def test_frontier_model_gets_ndr():
     rec = advise(workload="training", gpu_count=512, gpu_model="H100", model_params_b=175)
     assert rec.fabric.technology == "infiniband_ndr"
     assert rec.fabric.link_gbps == 400
-    assert "ib-ndr-frontier-model" in fired(rec)
+    assert "ib-ndr-matches-nic" in fired(rec)
 
 
 def test_links_never_exceed_what_the_nics_carry():
@@ -66,12 +66,14 @@ def test_links_never_exceed_what_the_nics_carry():
         assert alternative.link_gbps <= 200
 
 
-def test_largest_builds_consider_xdr_within_nic_limits():
+def test_the_nic_not_the_cluster_size_picks_xdr():
+    # 400G ConnectX-7 stays NDR however large the build; 800G ConnectX-8 is XDR however small
+    # (the rule ids changed: size no longer picks XDR, so ib-xdr-largest-builds is gone)
     rec = advise(workload="training", gpu_count=32768, gpu_model="H100", model_params_b=1800)
-    assert rec.fabric.technology in ("infiniband_ndr", "infiniband_xdr")
-    assert {"ib-xdr-largest-builds", "ib-xdr-nic-limited"} & set(fired(rec))
-    if rec.fabric.technology == "infiniband_ndr":
-        assert rec.fabric.link_gbps == 400
+    assert (rec.fabric.technology, rec.fabric.link_gbps) == ("infiniband_ndr", 400)
+    small = advise(workload="training", gpu_count=64, gpu_model="B300")
+    assert (small.fabric.technology, small.fabric.link_gbps) == ("infiniband_xdr", 800)
+    assert "ib-xdr-matches-nic" in fired(small)
 
 
 def test_mid_scale_training_lists_rocev2_with_its_penalty():

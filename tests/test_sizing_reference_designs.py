@@ -64,3 +64,39 @@ def test_sixteen_dgx_h100_are_four_leaves_and_two_spines():
     t = design(node_count=16, gpu_model="H100").topology
     assert (t.tiers, t.leaf_switches, t.spine_switches) == (2, 4, 2)
     assert cables(t, "node-leaf") == 128 and cables(t, "leaf-spine") == 128  # non-blocking
+
+
+# SUs, nodes, leaf, spine: Table 3 of the DGX SuperPOD B300-XDR RA
+B300_XDR_ROWS = [(1, 72, 8, 4), (8, 576, 64, 36)]
+
+
+@pytest.mark.parametrize("sus, nodes, leaf, spine", B300_XDR_ROWS)
+def test_b300_xdr_superpod_rows_through_recommend(sus, nodes, leaf, spine):
+    rec = design(node_count=nodes, gpu_model="B300")
+    t = rec.topology
+    assert (rec.fabric.technology, rec.fabric.link_gbps) == (Technology.infiniband_xdr, 800)
+    assert rec.fabric.switch_model == "NVIDIA Quantum-X800 Q3400" and rec.fabric.switch_radix == 144
+    assert (t.scalable_units, t.tiers, t.leaf_switches, t.spine_switches, t.core_switches) == (sus, 2, leaf, spine, 0)
+    assert cables(t, "node-leaf") == cables(t, "leaf-spine") == nodes * 8
+    assert {c.gbps for c in t.cables} == {800}
+    compute = next(p for p in rec.ports_per_server if p.role == "compute")
+    assert (compute.count, compute.gbps) == (8, 800)
+
+
+@pytest.mark.parametrize(
+    "model, technology, gbps",
+    [("A100", "rocev2", 200), ("H100", "rocev2", 400), ("B300", "rocev2", 800)],
+)
+def test_roce_runs_at_the_speed_of_the_nic(model, technology, gbps):
+    rec = design(gpu_count=256, gpu_model=model, prefer="rocev2")
+    assert (rec.fabric.technology, rec.fabric.link_gbps) == (technology, gbps)
+    assert rec.fabric.name == f"RoCEv2 over {gbps}GbE"
+
+
+def test_a_preferred_generation_the_nics_cannot_carry_says_so_and_what_was_chosen():
+    rec = design(gpu_count=256, gpu_model="H100", prefer="infiniband_xdr")
+    assert rec.fabric.technology is Technology.infiniband_ndr
+    assert any("You asked for InfiniBand XDR" in w and "400 Gb/s instead" in w for w in rec.warnings)
+    honoured = design(gpu_count=256, gpu_model="B300", prefer="infiniband_xdr")
+    assert honoured.fabric.technology is Technology.infiniband_xdr
+    assert any(r.rule_id == "prefer-ib-xdr-honoured" for r in honoured.explanation)
