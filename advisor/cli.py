@@ -68,18 +68,20 @@ def recommend(
     from advisor import service
 
     try:
-        profile = WorkloadProfile(
-            workload=workload,
-            gpu_count=gpus,
-            gpus_per_node=gpus_per_node,
-            node_count=nodes,
-            gpu_model=gpu_model,
-            model_params_b=params_b,
-            budget_usd=budget_usd,
-            network_budget_usd=network_budget_usd,
-            cost_sensitive=cost_sensitive,
-            existing_ethernet=existing_ethernet,
-            prefer=prefer,
+        profile = service.complete_profile(
+            WorkloadProfile(
+                workload=workload,
+                gpu_count=gpus,
+                gpus_per_node=gpus_per_node,
+                node_count=nodes,
+                gpu_model=gpu_model,
+                model_params_b=params_b,
+                budget_usd=budget_usd,
+                network_budget_usd=network_budget_usd,
+                cost_sensitive=cost_sensitive,
+                existing_ethernet=existing_ethernet,
+                prefer=prefer,
+            )
         )
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None

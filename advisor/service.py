@@ -23,12 +23,19 @@ from advisor.render import markdown
 from extraction import extract
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+from rules.servers import resolve
 
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 # Answers remembered per process. Enough for the questions a team asks again; small
 # enough that the collector's full passes over them stay around 10 ms (at 2,048 entries
 # a full pass took 80-150 ms, which showed as the API's p99).
 MEMO_SIZE = 256
+
+
+def complete_profile(draft: ProfileDraft) -> WorkloadProfile:
+    """The draft as a complete profile, sized against the named server (GPUs per node)
+    and checked against it. Raises pydantic.ValidationError naming the field to fix."""
+    return resolve(draft)
 
 
 def recommend(profile: WorkloadProfile, save: bool = True) -> Recommendation:
@@ -169,7 +176,7 @@ def _ask(question: str, profile_json: str | None) -> AskResult:
             reply="\n\n".join(filter(None, [unusable, markdown.clarification_markdown(missing)])),
         )
     try:
-        complete = WorkloadProfile.model_validate(merged.model_dump(exclude_none=True))
+        complete = complete_profile(merged)
     except ValidationError as exc:
         return AskResult(
             kind=AskKind.clarification,

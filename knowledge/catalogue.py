@@ -100,6 +100,7 @@ class Server(_Fact):
     gpu_model: str
     gpus: int
     nvlink_domain_gpus: int
+    gpu_memory_gb: int = 0
     form: Literal["sxm", "pcie"]
     canonical: bool = False
     fabric_manager_slot: bool = False
@@ -117,6 +118,21 @@ class Server(_Fact):
     inference_gbps: int
     source: str
     note: str = ""
+
+    @property
+    def rack_scale(self) -> bool:
+        """An NVL72-style system: its NVLink domain spans several compute trays (hosts)."""
+        return self.nvlink_domain_gpus > self.gpus
+
+    @property
+    def has_nvlink(self) -> bool:
+        return self.nvlink_domain_gpus > 1
+
+    @property
+    def node_gpus(self) -> int:
+        """GPUs of one node as the advisor sizes it: the NVLink domain (72 for an NVL72
+        rack), else the server's GPUs."""
+        return self.nvlink_domain_gpus if self.rack_scale else self.gpus
 
 
 class Link(_Fact):
@@ -406,9 +422,16 @@ def server_named(text: str) -> Server | None:
 
 
 def default_gpus_per_node(gpu_model: str | None) -> int | None:
-    """GPUs per server of the GPU model's canonical server (per compute tray for NVL72)."""
+    """GPUs per node of the GPU model's canonical server: 8 for DGX/HGX, the whole NVLink
+    domain (72) for an NVL72 rack, whose rack is the unit it is bought and cabled in."""
     server = server_for(gpu_model)
-    return server.gpus if server else None
+    return server.node_gpus if server else None
+
+
+def servers_for(gpu_model: str | None) -> list[Server]:
+    """Every server of the catalogue built on the GPU model named (empty when unknown)."""
+    model = _gpu_model_in(gpu_model) if gpu_model else None
+    return [s for s in _servers() if s.gpu_model == model] if model else []
 
 
 def max_nic_gbps(gpu_model: str | None) -> int | None:
@@ -447,14 +470,15 @@ def link(technology: Any, gbps: int | None = None) -> Link:
 def nvlink(gpu_model: str | None) -> Link:
     """The intra-node link of a GPU model: NVLink, Infinity Fabric, or PCIe.
 
-    No model given: the default NVLink (H100, the advisor's default server). A model the
-    catalogue does not know: PCIe, the conservative assumption.
+    No model given, or one the catalogue does not know: the default NVLink (H100, the
+    server the advisor assumes and says it assumes; an unknown data-centre GPU such as
+    H20 is an HGX board on NVLink far more often than a PCIe card).
     """
-    if not gpu_model:
+    model = _gpu_model_in(gpu_model) if gpu_model else None
+    if model is None:
         return link("nvlink")
-    model = _gpu_model_in(gpu_model)
-    for l in _links():
-        if model is not None and model in l.gpu_models:
+    for l in _links():  # noqa: E741
+        if model in l.gpu_models:
             return l
     return link("pcie")
 

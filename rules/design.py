@@ -7,6 +7,7 @@ alternative), so the alternatives' figures are as well founded as the choice's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -70,7 +71,7 @@ def technology_for(family: str, link_decisions: dict[str, Any]) -> tuple[Technol
     return Technology(family), int(link_decisions.get("ethernet_gbps", 400))
 
 
-def fabric_name(technology: Technology, gbps: int) -> str:
+def fabric_name(technology: Technology, gbps: int, facts: dict[str, Any] | None = None) -> str:
     if technology.startswith("infiniband_"):
         generation = technology.removeprefix("infiniband_")
         return f"InfiniBand {IB_GENERATION_NAMES[generation]} ({gbps} Gb/s)"
@@ -78,6 +79,10 @@ def fabric_name(technology: Technology, gbps: int) -> str:
         return f"RoCEv2 over {gbps}GbE"
     if technology == Technology.ethernet:
         return f"Standard Ethernet {gbps}GbE"
+    if facts and not facts.get("has_nvlink", True):
+        return "No compute fabric (one server; its GPUs talk over PCIe)"
+    if facts and facts.get("rack_scale"):
+        return "NVLink only (one NVL72 rack)"
     return "NVLink only (one server)"
 
 
@@ -95,11 +100,13 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
     if kind == TopologyKind.single_node:
         topology = sizing.single_node(profile.gpu_count)
         fabric = Fabric(
-            technology=technology, name=fabric_name(technology, 0), link_gbps=0, latency_us=option.latency_us
+            technology=technology, name=fabric_name(technology, 0, facts), link_gbps=0, latency_us=option.latency_us
         )
         nic_ports = 0
     else:
-        topology, switch, notes = _size(kind, technology, link_gbps, facts, profile)
+        topology, switch, _ = _size(kind, technology, link_gbps, facts, profile)
+        if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
+            _rack_units(topology, facts)
         nic = catalogue.server_for(profile.gpu_model)
         fabric = Fabric(
             technology=technology,
@@ -107,7 +114,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
             link_gbps=link_gbps,
             switch_model=switch.name,
             switch_radix=topology.radix,
-            nic_model=nic.compute_nic if nic and facts["training"] else None,
+            nic_model=nic.compute_nic if nic and facts["needs_compute_fabric"] else None,
             latency_us=option.latency_us,
         )
         nic_ports = _edge_ports(facts)
@@ -128,10 +135,26 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
     )
 
 
+RACKS_PER_SU = 8  # NVIDIA DGX SuperPOD GB200 RA: a scalable unit is 8 DGX GB200 racks (576 GPUs)
+
+
+def _rack_units(topology: Topology, facts: dict[str, Any]) -> None:
+    """NVL72 racks counted in the GB200 SuperPOD's scalable units of 8 racks."""
+    racks = facts["nvlink_domains"]
+    topology.scalable_units = math.ceil(racks / RACKS_PER_SU)
+    topology.notes.insert(
+        0,
+        f"{racks} NVL72 rack(s), each one NVLink domain of {facts['nvlink_domain_gpus']} GPUs; every GPU's NIC "
+        f"joins the compute fabric ({facts['compute_ports_per_node']} ports per rack); scalable units of "
+        f"{RACKS_PER_SU} racks (NVIDIA DGX SuperPOD GB200 RA): {topology.scalable_units} SU.",
+    )
+
+
 def _edge_ports(facts: dict[str, Any]) -> int:
-    """Ports each fabric connects at the edge: one per GPU for training (a dedicated
-    compute port each), the inference-traffic ports for inference."""
-    per_node = facts["gpus_per_node"] if facts["training"] else INFERENCE_PORTS_PER_SERVER
+    """Ports each fabric connects at the edge: the compute ports of every node where the
+    GPUs need a compute fabric (training, or a model served across servers: one per GPU,
+    one per two GPUs on a PCIe server), else the inference-traffic ports."""
+    per_node = facts["compute_ports_per_node"] if facts["needs_compute_fabric"] else INFERENCE_PORTS_PER_SERVER
     return facts["node_count"] * per_node
 
 
@@ -142,6 +165,25 @@ def _size(
     to Dragonfly+, when no three-tier fabric of the first switch holds the cluster."""
     switches = _switches_for(technology, link_gbps)
     endpoints = _edge_ports(facts)
+    if kind == TopologyKind.dragonfly_plus:
+        clos, clos_switch, _ = _size(TopologyKind.fat_tree, technology, link_gbps, facts, profile)
+        if clos.kind != TopologyKind.dragonfly_plus:
+            dragonfly = sizing.size_dragonfly_plus(endpoints, switches[0].radix_at(link_gbps), link_gbps)
+            if _gear(dragonfly) >= _gear(clos):
+                clos.notes.append(
+                    f"Dragonfly+ was sized too ({dragonfly.total_switches:,} switches, {dragonfly.total_cables:,} "
+                    f"cables, {dragonfly.bisection_gbps / (endpoints * link_gbps / 2):.0%} of full bisection) but "
+                    f"needs no less gear than this Clos ({clos.total_switches:,} switches, {clos.total_cables:,} "
+                    "cables at full bisection), so the Clos is kept."
+                )
+                return clos, clos_switch, clos.notes
+            dragonfly.notes.append(
+                f"Against the Clos ({clos.total_switches:,} switches, {clos.total_cables:,} cables, full bisection) "
+                f"it saves {clos.total_switches - dragonfly.total_switches:,} switches and "
+                f"{clos.total_cables - dragonfly.total_cables:,} cables, for "
+                f"{dragonfly.bisection_gbps / (endpoints * link_gbps / 2):.0%} of full bisection."
+            )
+            return dragonfly, switches[0], dragonfly.notes
     small = _smallest_single_switch(technology, link_gbps, endpoints)
     if small is not None and kind != TopologyKind.dragonfly_plus:
         topology = _one_kind(kind, technology, small.radix_at(link_gbps), link_gbps, endpoints, profile)
@@ -173,13 +215,24 @@ def _size(
     raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
 
 
+def _gear(topology: Topology) -> int:
+    """Switches plus cables: what a topology costs in gear, to compare two of them."""
+    return topology.total_switches + topology.total_cables
+
+
 def _one_kind(
     kind: TopologyKind, technology: Technology, radix: int, link_gbps: int, endpoints: int, profile: WorkloadProfile
 ) -> Topology:
     """The topology of `kind` with switches of `radix` ports."""
     if kind == TopologyKind.rail_optimized:
+        nodes = profile.node_count or 1
         return _rail_fabric(
-            technology, profile.node_count, profile.gpus_per_node, radix, link_gbps, _manager_slot(profile.gpu_model)
+            technology,
+            nodes,
+            endpoints // nodes,
+            radix,
+            link_gbps,
+            _manager_slot(profile.gpu_model),
         )
     if kind == TopologyKind.dragonfly_plus:
         return sizing.size_dragonfly_plus(endpoints, radix, link_gbps)

@@ -24,12 +24,18 @@ from rules.models import (
     WorkloadProfile,
 )
 from rules.rulebook import Fired, decisions, evaluate
+from rules.servers import resolve
 
 NETWORK_FAMILIES = ("infiniband", "rocev2", "ethernet")
 
 
 def recommend(profile: WorkloadProfile) -> Recommendation:
-    """The explained recommendation for a complete workload profile."""
+    """The explained recommendation for a complete workload profile.
+
+    The profile is first resolved against the catalogue (`rules.servers.resolve`):
+    GPUs per node from the named server, and a check that they fit it (pydantic's
+    ValidationError when they do not)."""
+    profile = resolve(profile)
     facts = derive(profile)
     fabric_fired = evaluate("fabric", facts)
     chosen = decisions(fabric_fired)["fabric"] if fabric_fired else "infiniband"
@@ -148,23 +154,34 @@ def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
 
 def _ports(profile: WorkloadProfile, facts: dict[str, Any], primary: Candidate) -> list[Port]:
     """The server's ports: its catalogue layout, with the compute (or, for inference,
-    the serving) ports at the speed the fabric was designed for. A single server has
-    no compute fabric, so no compute ports."""
+    the serving) ports at the speed the fabric was designed for. A single server (or one
+    NVL72 rack) has no compute fabric, so no compute ports. An NVL72 "node" is the rack:
+    its per-tray ports are counted for every tray. A PCIe server gets the compute ports it
+    can feed (one per two GPUs); a model served across servers gets one per GPU."""
     server = catalogue.server_for(profile.gpu_model)
     link = primary.fabric.link_gbps
+    gpn = profile.gpus_per_node or 1
+    trays = gpn // server.gpus if server and server.rack_scale and gpn > server.gpus else 1
+
+    def per_node(count: int, gbps: int) -> tuple[int, int]:
+        return count * trays, gbps
+
+    fabric_ports = facts["compute_ports_per_node"] if facts["multi_node"] and facts["needs_compute_fabric"] else 0
     inference = None
     if profile.workload == "inference":
         ports = server.inference_ports if server and server.inference_ports else INFERENCE_PORTS_PER_SERVER
-        inference = (ports, link or (server.inference_gbps if server and server.inference_gbps else 100))
+        serving_gbps = server.inference_gbps if server and server.inference_gbps else 100
+        inference = per_node(ports, serving_gbps if fabric_ports else link or serving_gbps)
     return sizing.ports_per_server(
         workload=str(profile.workload),
-        gpus_per_node=profile.gpus_per_node,
+        gpus_per_node=gpn,
         compute_gbps=link or (server.compute_gbps if server else 400),
-        compute_ports=None if facts["multi_node"] else 0,
-        storage=(server.storage_ports, server.storage_gbps) if server else None,
-        inband=(server.inband_ports, server.inband_gbps) if server else None,
-        oob=(server.oob_ports, server.oob_gbps) if server else None,
+        compute_ports=fabric_ports,
+        storage=per_node(server.storage_ports, server.storage_gbps) if server else None,
+        inband=per_node(server.inband_ports, server.inband_gbps) if server else None,
+        oob=per_node(server.oob_ports, server.oob_gbps) if server else None,
         inference=inference,
+        served_across_servers=bool(fabric_ports) and profile.workload == "inference",
     )
 
 

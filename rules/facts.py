@@ -6,6 +6,7 @@ so a missing detail shows up as a neutral value plus a `*_known` / `has_*` flag.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from knowledge import catalogue
@@ -15,6 +16,13 @@ FRONTIER_PARAMS_B = 100  # seed guide: "frontier model training (100B+ parameter
 LARGEST_BUILD_GPUS = 16_384  # Fabric Advisor threshold: past a 64-SU SuperPOD's 16,384 GPUs
 LARGEST_BUILD_PARAMS_B = 1_000  # Fabric Advisor threshold: trillion-parameter models
 ASSUMED_NIC_GBPS = 400  # ConnectX-7, the common H100-class NIC, when the GPU is not named
+ASSUMED_GPU_MEMORY_GB = 80  # H100 SXM, the assumed server's GPU when the GPU is not named
+# Bytes per parameter: bf16 weights for serving; for training with Adam in mixed precision,
+# bf16 weights and gradients plus fp32 master weights, momentum and variance = 16 bytes
+# (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter
+# Models", SC 2020, section 3.1: 16 x parameters for mixed-precision Adam).
+SERVING_BYTES_PER_PARAM = 2
+TRAINING_BYTES_PER_PARAM = 16
 # InfiniBand generations a customer may ask for: (name, Gb/s per port), as the contract's Preference
 PREFERRED_IB = {"infiniband_hdr": ("HDR", 200), "infiniband_ndr": ("NDR", 400), "infiniband_xdr": ("XDR", 800)}
 
@@ -53,11 +61,10 @@ def derive(profile: WorkloadProfile) -> dict[str, Any]:
     ]
     preferred_name, preferred_gbps = PREFERRED_IB.get(str(profile.prefer or ""), ("", 0))
     slower = (
-        f", at {preferred_gbps} Gb/s although the NICs carry {nic_max} Gb/s"
-        if 0 < preferred_gbps < nic_max
-        else ""
+        f", at {preferred_gbps} Gb/s although the NICs carry {nic_max} Gb/s" if 0 < preferred_gbps < nic_max else ""
     )
     return {
+        **_server_facts(profile, server, training),
         "preferred_ib_name": preferred_name,
         "preferred_ib_gbps": preferred_gbps,
         "preferred_ib_slower": slower,
@@ -66,12 +73,11 @@ def derive(profile: WorkloadProfile) -> dict[str, Any]:
         "gpu_count": profile.gpu_count,
         "node_count": profile.node_count,
         "gpus_per_node": profile.gpus_per_node,
-        "multi_node": profile.node_count > 1,
         "gpu_model": profile.gpu_model or "",
         "model_params_b": params,
         "model_known": profile.model_params_b is not None,
         "frontier_model": params >= FRONTIER_PARAMS_B,
-        "largest_build": profile.gpu_count >= LARGEST_BUILD_GPUS or params >= LARGEST_BUILD_PARAMS_B,
+        "largest_build": (profile.gpu_count or 0) >= LARGEST_BUILD_GPUS or params >= LARGEST_BUILD_PARAMS_B,
         "budget_usd": profile.budget_usd or 0.0,
         "has_budget": profile.budget_usd is not None,
         "budget_usd_fmt": usd(profile.budget_usd or 0.0),
@@ -87,4 +93,52 @@ def derive(profile: WorkloadProfile) -> dict[str, Any]:
         and profile.gpus_per_node == 8,
         "nic_max_gbps": nic_max,
         "weights_phrase": f"a {params:g}B-parameter model's weights" if params else "model weights",
+    }
+
+
+def _server_facts(profile: WorkloadProfile, server: catalogue.Server | None, training: bool) -> dict[str, Any]:
+    """What the server and its NVLink domain bring: whether there is NVLink at all, how
+    many compute ports a node feeds, the NVLink domain a fabric joins (an NVL72 rack is one
+    domain, so one rack needs no compute fabric), and whether the model fits one domain."""
+    gpn = profile.gpus_per_node or 1
+    nodes = profile.node_count or 1
+    rack_scale = bool(server and server.rack_scale)
+    has_nvlink = server.has_nvlink if server else True
+    if rack_scale and server:
+        domain_gpus = server.nvlink_domain_gpus
+        domains = math.ceil(profile.gpu_count / domain_gpus) if profile.gpu_count else nodes
+        ports = gpn  # one NIC per GPU on every compute tray
+        unit = f"{server.model} rack (one NVLink domain of {domain_gpus} GPUs)"
+    else:
+        domain_gpus, domains = gpn, nodes
+        if server and server.form == "pcie" and server.compute_ports:
+            # what a PCIe server can feed: its east-west NICs, one per two GPUs (2-8-5)
+            ports = math.ceil(gpn * server.compute_ports / server.gpus)
+        else:
+            ports = gpn
+        unit = "server"
+    memory = server.gpu_memory_gb if server and server.gpu_memory_gb else ASSUMED_GPU_MEMORY_GB
+    domain_memory = memory * min(domain_gpus, profile.gpu_count or domain_gpus)
+    params = profile.model_params_b or 0.0
+    weights_gb = params * SERVING_BYTES_PER_PARAM
+    state_gb = params * TRAINING_BYTES_PER_PARAM
+    multi_node = domains > 1
+    weights_fit = weights_gb <= domain_memory
+    return {
+        "multi_node": multi_node,
+        "rack_scale": rack_scale,
+        "has_nvlink": has_nvlink,
+        "gpu_known": server is not None or not profile.gpu_model,
+        "nvlink_unit": unit,
+        "nvlink_domain_gpus": domain_gpus,
+        "nvlink_domains": domains,
+        "compute_ports_per_node": ports,
+        "pcie_shared_ports": ports < gpn,
+        "gpu_memory_gb": memory,
+        "domain_memory_gb": domain_memory,
+        "weights_gb": round(weights_gb),
+        "training_state_gb": round(state_gb),
+        "weights_fit_domain": weights_fit,
+        "training_state_fits_domain": state_gb <= domain_memory,
+        "needs_compute_fabric": training or (multi_node and profile.model_params_b is not None and not weights_fit),
     }

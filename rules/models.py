@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MAX_GPUS = 1_000_000
 MAX_GPUS_PER_NODE = 72  # GB200/GB300 NVL72: the largest NVLink domain sold as one system
+UNNAMED_GPUS_PER_NODE = 8  # no GPU named: an 8-GPU DGX/HGX baseboard, the common server
 
 
 class Workload(StrEnum):
@@ -75,7 +76,8 @@ _PROFILE_FIELDS = dict(
     ),
     gpu_count=(f"Total GPUs in the cluster, 1 to {MAX_GPUS:,}.", 128),
     gpus_per_node=(
-        f"GPUs per server, 1 to {MAX_GPUS_PER_NODE}. Defaults to the server's (8 for DGX/HGX), else 8.",
+        f"GPUs per server, 1 to {MAX_GPUS_PER_NODE}. Defaults to the server's (8 for DGX/HGX, 72 for a "
+        "GB200/GB300 NVL72 rack, whose NVLink domain is the node), else 8.",
         8,
     ),
     node_count=("Number of GPU servers, 1 or more.", 16),
@@ -172,58 +174,62 @@ class ProfileDraft(_Model):
 class WorkloadProfile(ProfileDraft):
     """A workload complete enough to size: the input of the rules engine.
 
-    Either `gpu_count` or `node_count` must be given; the others are derived from the
-    server's GPUs per node. When all three are given they must agree.
+    Either `gpu_count` or `node_count` must be given. What follows from the numbers alone
+    is resolved here: with two of gpu_count, node_count and gpus_per_node the third is
+    derived, and when all three are given they must agree. With only a GPU or node count
+    and no GPU named, a server holds 8 GPUs. When a GPU is named, its server's GPUs per
+    node (8 for DGX/HGX, 72 for an NVL72 rack) come from the hardware catalogue, which the
+    contract does not read: `rules.servers.resolve` fills them in and checks the server
+    (the engine resolves every profile it is given).
     """
 
     workload: Workload = Field(description=_PROFILE_FIELDS["workload"][0], examples=[_PROFILE_FIELDS["workload"][1]])
+
+    @property
+    def resolved(self) -> bool:
+        """True when gpu_count, node_count and gpus_per_node are all known."""
+        return None not in (self.gpu_count, self.node_count, self.gpus_per_node)
 
     @model_validator(mode="after")
     def _resolve_size(self) -> WorkloadProfile:
         if self.gpu_count is None and self.node_count is None:
             raise ValueError("gpu_count: give the number of GPUs (1 to 1,000,000) or node_count")
-        explicit_gpn = self.gpus_per_node is not None
-        gpn = self.gpus_per_node or _default_gpus_per_node(self.gpu_model)
-        if self.gpu_count is None:
+        gpn = self.gpus_per_node
+        if gpn is None and (self.gpu_count is None or self.node_count is None):
+            if self.gpu_model is not None:
+                return self  # GPUs per node come from the named server: rules.servers.resolve
+            gpn = UNNAMED_GPUS_PER_NODE if self.gpu_count is None else min(UNNAMED_GPUS_PER_NODE, self.gpu_count)
             self.gpus_per_node = gpn
+        if self.gpu_count is None:
+            assert gpn is not None and self.node_count is not None
             self.gpu_count = self.node_count * gpn
             if self.gpu_count > MAX_GPUS:
                 raise ValueError(
                     f"gpu_count: node_count x gpus_per_node = {self.gpu_count:,} GPUs, over the limit of {MAX_GPUS:,}"
                 )
         elif self.node_count is None:
-            if not explicit_gpn:
-                gpn = min(gpn, self.gpu_count)
-            self.gpus_per_node = gpn
+            assert gpn is not None
             self.node_count = math.ceil(self.gpu_count / gpn)
-        else:
-            if not explicit_gpn:
-                if self.gpu_count % self.node_count:
-                    raise ValueError(
-                        f"gpu_count: {self.gpu_count} GPUs do not split evenly over "
-                        f"{self.node_count} nodes; give gpus_per_node or a multiple of node_count"
-                    )
-                gpn = self.gpu_count // self.node_count
-                if gpn > MAX_GPUS_PER_NODE:
-                    raise ValueError(
-                        f"gpus_per_node: {self.gpu_count} GPUs on {self.node_count} nodes is "
-                        f"{gpn} per node; the allowed range is 1 to {MAX_GPUS_PER_NODE}"
-                    )
-                self.gpus_per_node = gpn
-            elif not (self.node_count - 1) * gpn < self.gpu_count <= self.node_count * gpn:
+        elif gpn is None:
+            if self.gpu_count % self.node_count:
                 raise ValueError(
-                    f"gpu_count: {self.gpu_count} is not node_count x gpus_per_node "
-                    f"({self.node_count} x {gpn} = {self.node_count * gpn}; only the last server "
-                    "may be partly filled); fix one of the three"
+                    f"gpu_count: {self.gpu_count} GPUs do not split evenly over "
+                    f"{self.node_count} nodes; give gpus_per_node or a multiple of node_count"
                 )
+            gpn = self.gpu_count // self.node_count
+            if gpn > MAX_GPUS_PER_NODE:
+                raise ValueError(
+                    f"gpus_per_node: {self.gpu_count} GPUs on {self.node_count} nodes is "
+                    f"{gpn} per node; the allowed range is 1 to {MAX_GPUS_PER_NODE}"
+                )
+            self.gpus_per_node = gpn
+        elif not (self.node_count - 1) * gpn < self.gpu_count <= self.node_count * gpn:
+            raise ValueError(
+                f"gpu_count: {self.gpu_count} is not node_count x gpus_per_node "
+                f"({self.node_count} x {gpn} = {self.node_count * gpn}; only the last server "
+                "may be partly filled); fix one of the three"
+            )
         return self
-
-
-def _default_gpus_per_node(gpu_model: str | None) -> int:
-    """GPUs per server from the hardware catalogue, 8 when the model is unknown."""
-    from knowledge.catalogue import default_gpus_per_node
-
-    return default_gpus_per_node(gpu_model) or 8
 
 
 # ------------------------------------------------------------------------ recommendation

@@ -49,8 +49,9 @@ def reply(dispatcher) -> str:
 
 
 def shown(fake: FakeService, slots: dict) -> str:
-    """Store a recommendation for slots, as if the bot had shown it; returns its id."""
-    return fake.recommend(WorkloadProfile(**slots)).id
+    """Store a recommendation for slots, as if the bot had shown it (the bot resolves the
+    profile against the named server first); returns its id."""
+    return fake.recommend(service.complete_profile(WorkloadProfile(**slots))).id
 
 
 # ----------------------------------------------------------------------- recommend

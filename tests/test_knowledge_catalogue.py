@@ -8,6 +8,7 @@ import pytest
 from knowledge import catalogue
 from knowledge.catalogue import NotInCatalogue
 from rules.models import Technology, WorkloadProfile
+from rules.servers import resolve
 
 
 def test_server_for_gpu_model_is_case_insensitive():
@@ -45,14 +46,15 @@ def test_server_named_by_model_or_alias():
 
 def test_default_gpus_per_node():
     assert catalogue.default_gpus_per_node("H100") == 8
-    assert catalogue.default_gpus_per_node("GB200") == 4  # per compute tray
+    assert catalogue.default_gpus_per_node("GB200") == 72  # the NVL72 rack: one NVLink domain
     assert catalogue.server_for("GB200").nvlink_domain_gpus == 72
     assert catalogue.default_gpus_per_node("unknown") is None
     assert catalogue.default_gpus_per_node(None) is None
 
 
-def test_contract_uses_the_catalogue_for_gpus_per_node():
-    profile = WorkloadProfile(workload="training", gpu_count=128, gpu_model="H100")
+def test_the_rules_use_the_catalogue_for_gpus_per_node():
+    # the contract no longer reads the catalogue; rules.servers.resolve applies the server's
+    profile = resolve(WorkloadProfile(workload="training", gpu_count=128, gpu_model="H100"))
     assert (profile.gpus_per_node, profile.node_count) == (8, 16)
 
 

@@ -7,6 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from rules.models import ProfileDraft, WorkloadProfile
+from rules.servers import resolve
 
 
 def error_text(**fields) -> str:
@@ -49,18 +50,26 @@ def test_a_size_is_required():
 
 
 def test_gpus_per_node_defaults_to_the_servers():
-    assert WorkloadProfile(workload="training", gpu_count=128, gpu_model="H100").node_count == 16
-    assert WorkloadProfile(workload="training", gpu_count=128).gpus_per_node == 8  # no model: 8
-    assert WorkloadProfile(workload="training", node_count=4, gpu_model="H100").gpu_count == 32
+    # the server's default comes from the catalogue, so rules.servers.resolve applies it
+    # (the contract itself no longer reads the knowledge base)
+    assert resolve(WorkloadProfile(workload="training", gpu_count=128, gpu_model="H100")).node_count == 16
+    assert resolve(WorkloadProfile(workload="training", gpu_count=128)).gpus_per_node == 8  # no model: 8
+    assert resolve(WorkloadProfile(workload="training", node_count=4, gpu_model="H100")).gpu_count == 32
+    assert resolve(WorkloadProfile(workload="training", gpu_count=144, gpu_model="GB200")).node_count == 2
+
+
+def test_the_contract_alone_leaves_the_server_default_to_the_rules():
+    profile = WorkloadProfile(workload="training", gpu_count=128, gpu_model="H100")
+    assert not profile.resolved and profile.node_count is None
 
 
 def test_a_cluster_smaller_than_one_server_is_one_partly_filled_server():
-    profile = WorkloadProfile(workload="training", gpu_count=4, gpu_model="H100")
+    profile = resolve(WorkloadProfile(workload="training", gpu_count=4, gpu_model="H100"))
     assert (profile.node_count, profile.gpus_per_node) == (1, 4)
 
 
 def test_a_resolved_profile_validates_again_unchanged():
-    profile = WorkloadProfile(workload="training", gpu_count=12, gpu_model="H100")
+    profile = resolve(WorkloadProfile(workload="training", gpu_count=12, gpu_model="H100"))
     assert WorkloadProfile.model_validate_json(profile.model_dump_json()) == profile
 
 

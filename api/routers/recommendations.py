@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, Path, Response
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
 
 from advisor.render.svg import topology_svg
 from api.deps import Service
@@ -85,7 +87,10 @@ async def create_recommendation(
     """Size the fabric for a workload: technology, topology, ports per server, switch and
     cable counts, cost range and all-reduce time, with the rule behind every choice.
     Every recommendation is stored; its `id` is a link a sales engineer can share."""
-    recommendation = service.recommend(profile)
+    try:
+        recommendation = service.recommend(profile)
+    except ValidationError as exc:  # the profile does not fit the server it names (rules.servers)
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
     return json_model(recommendation, status_code=201, headers={"Location": f"{router.prefix}/{recommendation.id}"})
 
 

@@ -19,7 +19,7 @@ from advisor import service
 from advisor.render import markdown
 from bot.actions import output, profile, replies
 from bot.actions.base import AdvisorAction
-from rules.models import Recommendation, WorkloadProfile
+from rules.models import Recommendation
 
 
 def shown_recommendation(tracker: Tracker) -> Recommendation | None:
@@ -36,7 +36,7 @@ def recommend_from_slots(tracker: Tracker) -> Recommendation | None:
     draft = profile.draft_from_slots(tracker.slots)
     if draft.missing():
         return None
-    return service.recommend(WorkloadProfile.model_validate(draft.model_dump(exclude_none=True)))
+    return service.recommend(service.complete_profile(draft))
 
 
 def recommendation_for_question(tracker: Tracker) -> Recommendation | None:

@@ -63,6 +63,7 @@ def ports_per_server(
     inband: PortSpec | None = None,
     oob: PortSpec | None = None,
     inference: PortSpec | None = None,
+    served_across_servers: bool = False,
 ) -> list[Port]:
     """The ports one server needs, one `Port` per role, each with a note saying why.
 
@@ -70,7 +71,9 @@ def ports_per_server(
       storage/data (default 2 x 100 GbE), in-band management (default 2 x 10 GbE),
       out-of-band (default 1 x 1 GbE BMC); inference-traffic ports only if
       `inference` is given.
-    - inference: no compute-fabric ports (`compute_ports` is ignored); inference
+    - inference: no compute-fabric ports (`compute_ports` is ignored) unless
+      `served_across_servers` (a model too large for one server, served across servers
+      over an RDMA fabric); inference
       traffic (default 2 x 100 GbE, which also loads model weights from storage),
       in-band management (default 1 x 10 GbE), out-of-band; storage only if
       `storage` is given.
@@ -84,6 +87,14 @@ def ports_per_server(
     oob_note = "Out-of-band: the BMC port, for power, console and firmware when the host is down."
     ports: list[Port] = []
     if kind is Workload.inference:
+        if served_across_servers and compute_ports:
+            ports += _port(
+                PortRole.compute,
+                (compute_ports, compute_gbps),
+                f"Compute fabric: the model does not fit one server's GPUs, so it is served split across "
+                f"servers; {compute_ports} RDMA port(s) at {compute_gbps} Gb/s carry the tensor- or "
+                "pipeline-parallel traffic between them.",
+            )
         ports += _port(
             PortRole.inference_traffic,
             inference or INFERENCE_TRAFFIC,
@@ -103,7 +114,9 @@ def ports_per_server(
 
     per_gpu = compute_ports is None or compute_ports == gpus_per_node
     count = gpus_per_node if compute_ports is None else compute_ports
-    if per_gpu:
+    if count == 0:
+        compute_note = ""
+    elif per_gpu:
         compute_note = (
             f"Compute fabric: one dedicated {compute_gbps} Gb/s port per GPU ({gpus_per_node} GPUs); "
             "sharing ports between GPUs bottlenecks all-reduce (seed guide)."
@@ -111,7 +124,9 @@ def ports_per_server(
     elif count < gpus_per_node:
         compute_note = (
             f"Compute fabric: {count} port(s) for {gpus_per_node} GPUs, so GPUs share ports and "
-            "all-reduce is slower; the seed guide advises one dedicated port per GPU."
+            "all-reduce is slower; the seed guide advises one dedicated port per GPU, but a PCIe "
+            "server feeds about one 400 Gb/s NIC per two GPUs (NVIDIA's PCIe-optimized 2-8-5 "
+            "configuration)."
         )
     else:
         compute_note = f"Compute fabric: {count} port(s) for {gpus_per_node} GPUs, as the server provides."

@@ -1,0 +1,81 @@
+"""Workload profiles resolved and checked against the servers the catalogue knows.
+
+The contract (`rules.models.WorkloadProfile`) resolves what follows from the numbers
+alone. What needs the hardware catalogue is done here, in the rules layer: the default
+GPUs per node of the server named (8 for DGX/HGX, 72 for a GB200/GB300 NVL72 rack, whose
+NVLink domain is the unit it is bought and cabled in), and the check that a node holds
+no more GPUs than the named system does. A failed check raises pydantic's
+ValidationError, naming the field and the limit, so every caller reports it as it
+reports any other bad field: the API as a 422, the CLI with exit code 2, the chat as a
+question back.
+
+    >>> from rules.models import ProfileDraft
+    >>> resolve(ProfileDraft(workload="training", gpu_count=576, gpu_model="GB200")).node_count
+    8
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from knowledge import catalogue
+from rules.models import ProfileDraft, WorkloadProfile
+
+DEFAULT_GPUS_PER_NODE = 8  # an 8-GPU DGX/HGX baseboard, when the GPU is not named or not known
+
+
+def resolve(profile: ProfileDraft) -> WorkloadProfile:
+    """The profile with gpu_count, node_count and gpus_per_node all known, checked
+    against the named system. Raises pydantic.ValidationError when a size does not fit it."""
+    values = profile.model_dump(exclude_none=True)
+    if profile.gpus_per_node is None and (profile.gpu_count is None or profile.node_count is None):
+        default = catalogue.default_gpus_per_node(profile.gpu_model) or DEFAULT_GPUS_PER_NODE
+        if profile.gpu_count is not None:
+            default = min(default, profile.gpu_count)  # 4 GPUs are one partly filled server
+        values["gpus_per_node"] = default
+    resolved = WorkloadProfile.model_validate(values)
+    problem = server_problem(resolved)
+    if problem:
+        raise _invalid("gpus_per_node", problem, resolved.gpus_per_node)
+    return resolved
+
+
+def server_problem(profile: WorkloadProfile) -> str | None:
+    """Why the profile's GPUs per node do not fit the named system, or None when they do."""
+    servers = catalogue.servers_for(profile.gpu_model)
+    gpn, nodes = profile.gpus_per_node, profile.node_count
+    if not servers or gpn is None or nodes is None:
+        return None
+    names = ", ".join(s.model for s in servers)
+    rack = next((s for s in servers if s.rack_scale), None)
+    if rack is not None:
+        domain, tray = rack.nvlink_domain_gpus, rack.gpus
+        if gpn > domain:
+            return (
+                f"gpus_per_node: a {rack.model} rack holds {domain} GPUs in one NVLink domain; got {gpn}. "
+                f"Give {domain} (a rack) or {tray} (a compute tray)."
+            )
+        if tray < gpn < domain and nodes > 1:
+            return (
+                f"gpus_per_node: a {rack.model} node is a compute tray of {tray} GPUs or the rack's NVLink "
+                f"domain of {domain}; {gpn} GPUs on each of {nodes} nodes is neither. Give {domain} or {tray}."
+            )
+        return None
+    limit = max(s.gpus for s in servers)
+    if gpn > limit:
+        return (
+            f"gpus_per_node: {profile.gpu_model} servers hold at most {limit} GPUs ({names}); got {gpn}. "
+            f"Give {limit} or fewer, or name a rack-scale system (GB200 or GB300 NVL72) for a larger NVLink domain."
+        )
+    return None
+
+
+def _invalid(field: str, message: str, value: object) -> ValidationError:
+    """A pydantic ValidationError for one field, shaped like the contract's own."""
+    error = InitErrorDetails(
+        type=PydanticCustomError("server_limit", "{message}", {"message": message}),
+        loc=(field,),
+        input=value,
+    )
+    return ValidationError.from_exception_data(WorkloadProfile.__name__, [error])

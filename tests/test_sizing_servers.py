@@ -1,0 +1,190 @@
+"""Servers and NVLink domains as they are built: rack-scale NVL72 systems, PCIe servers,
+unknown GPUs, GPUs per node checked against the named system, and model memory against
+one server's GPUs. Through `engine.recommend`, the CLI and the API."""
+
+from __future__ import annotations
+
+import subprocess
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from knowledge import catalogue
+from rules.engine import recommend
+from rules.models import ProfileDraft, Technology, TopologyKind, WorkloadProfile
+from rules.servers import resolve
+from tests.servers import VENV_BIN
+from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
+
+
+def design(**fields):
+    return recommend(WorkloadProfile(**{"workload": "training", **fields}))
+
+
+def ports(rec):
+    return {p.role.value: (p.count, p.gbps) for p in rec.ports_per_server}
+
+
+# ----------------------------------------------------------------------------- NVL72
+
+
+@pytest.mark.parametrize("fields", [{"gpu_count": 72}, {"gpu_count": 72, "gpus_per_node": 72}, {"node_count": 1}])
+def test_one_nvl72_rack_needs_no_compute_fabric(fields):
+    rec = design(gpu_model="GB200", **fields)
+    assert rec.profile.gpus_per_node == 72 and rec.profile.node_count == 1
+    assert rec.fabric.technology is Technology.nvlink_only
+    assert rec.topology.total_switches == 0
+    assert "compute" not in ports(rec)
+
+
+def test_one_rack_entered_as_eighteen_trays_is_still_one_nvlink_domain():
+    rec = design(gpu_model="GB200", gpu_count=72, gpus_per_node=4)
+    assert rec.profile.node_count == 18
+    assert rec.fabric.technology is Technology.nvlink_only and rec.topology.total_switches == 0
+
+
+def test_gb200_racks_join_a_fabric_one_port_per_gpu_in_sus_of_eight_racks():
+    rec = design(gpu_model="GB200", gpu_count=576)  # one GB200 SuperPOD SU
+    t = rec.topology
+    assert rec.profile.node_count == 8 and t.scalable_units == 1
+    assert t.endpoints == 576 and (rec.fabric.link_gbps, t.tiers) == (400, 2)
+    assert ports(rec)["compute"] == (72, 400)
+    assert ports(rec)["storage"][0] == 18 * 2  # per compute tray, 18 trays a rack
+    assert any(r.rule_id == "nvl72-racks-joined-by-fabric" for r in rec.explanation)
+
+
+def test_gb300_racks_run_xdr_at_800g():
+    rec = design(gpu_model="GB300", gpu_count=1152)
+    assert (rec.fabric.technology, rec.fabric.link_gbps) == (Technology.infiniband_xdr, 800)
+    assert rec.topology.leaf_switches == 16  # 1,152 ports, 72 down per Q3400 leaf
+
+
+# ---------------------------------------------------------------------- server checks
+
+
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        ({"gpu_count": 576, "gpus_per_node": 72, "gpu_model": "H100"}, ["at most 8", "got 72"]),
+        ({"gpu_count": 64, "gpus_per_node": 8, "gpu_model": "GB200"}, ["compute tray of 4", "72"]),
+        ({"gpu_count": 144, "node_count": 2, "gpu_model": "L40S"}, ["at most 8"]),
+        ({"gpu_count": 160, "gpus_per_node": 80, "gpu_model": "GB300"}, ["less than or equal to 72"]),
+    ],
+)
+def test_gpus_per_node_beyond_the_named_system_is_refused_naming_the_limit(fields, words):
+    with pytest.raises(ValidationError) as raised:
+        resolve(ProfileDraft(workload="training", **fields))
+    error = raised.value.errors()[0]
+    assert error["loc"] == ("gpus_per_node",)
+    for word in words:
+        assert word in error["msg"]
+
+
+def test_the_cli_exits_2_naming_the_limit():
+    args = ["recommend", "--workload", "training", "--gpus", "576", "--gpus-per-node", "72", "--gpu-model", "H100"]
+    result = subprocess.run(
+        [str(VENV_BIN / "fabric-advisor"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "gpus_per_node" in result.stderr and "at most 8" in result.stderr
+
+
+def test_the_api_answers_422_naming_the_limit(client: httpx.Client) -> None:  # noqa: F811
+    body = {"workload": "training", "gpu_count": 576, "gpus_per_node": 72, "gpu_model": "H100"}
+    response = client.post("/v1/recommendations", json=body)
+    assert response.status_code == 422, response.text
+    item = next(i for i in response.json()["detail"] if "gpus_per_node" in i["loc"])
+    assert item["msg"].startswith("gpus_per_node:") and "at most 8" in item["msg"]
+
+
+def test_an_unknown_gpu_is_a_warning_saying_what_was_assumed():
+    rec = design(gpu_model="H20", gpu_count=64)
+    assert rec.profile.gpus_per_node == 8
+    assert any("does not know the H20" in w and "H100-class" in w for w in rec.warnings)
+    assert catalogue.nvlink("H20").technology == "nvlink"  # as the warning says, not PCIe
+
+
+# ------------------------------------------------------------------------ PCIe servers
+
+
+def test_one_pcie_server_is_never_called_nvlink():
+    rec = design(gpu_model="L40S", gpu_count=8)
+    assert rec.topology.total_switches == 0
+    assert "NVLink" not in rec.fabric.name and "PCIe" in rec.fabric.name
+    assert any(r.rule_id == "single-node-pcie" for r in rec.explanation)
+
+
+def test_pcie_servers_get_the_ports_a_pcie_server_can_feed():
+    rec = design(gpu_model="L40S", gpu_count=64)  # 8 servers of 8 L40S
+    assert ports(rec)["compute"] == (4, 400)  # one 400G NIC per two GPUs (2-8-5), not 8 x 400G
+    assert rec.topology.endpoints == 8 * 4
+
+
+# ------------------------------------------------------------------------ model memory
+
+
+def test_inference_that_does_not_fit_one_server_gets_the_rdma_fabric_and_says_why():
+    rec = recommend(WorkloadProfile(workload="inference", gpu_count=16, gpu_model="H100", model_params_b=405))
+    assert rec.fabric.technology.startswith("infiniband") or rec.fabric.technology == "rocev2"
+    assert ports(rec)["compute"] == (8, 400)
+    reason = next(r for r in rec.explanation if r.rule_id == "inference-model-exceeds-server")
+    assert "810 GB" in reason.statement and "640 GB" in reason.statement
+
+
+def test_inference_that_fits_one_server_stays_on_ethernet():
+    rec = recommend(WorkloadProfile(workload="inference", gpu_count=16, gpu_model="H200", model_params_b=405))
+    assert rec.fabric.technology is Technology.ethernet  # 810 GB fits 8 x 141 GB
+    assert "compute" not in ports(rec)
+
+
+def test_a_model_too_large_for_a_single_server_is_warned_about():
+    rec = recommend(WorkloadProfile(workload="inference", gpu_count=8, gpu_model="H100", model_params_b=671))
+    assert any("does not fit" in w for w in rec.warnings)
+
+
+# -------------------------------------------------------------------------- Dragonfly+
+
+
+def test_dragonfly_plus_is_never_chosen_on_ethernet():
+    rec = design(gpu_model="H100", gpu_count=100_000, cost_sensitive=True)
+    assert rec.fabric.technology == "rocev2"
+    assert rec.topology.kind is not TopologyKind.dragonfly_plus
+    assert any(r.rule_id == "dragonfly-plus-not-on-ethernet" for r in rec.explanation)
+
+
+def test_dragonfly_plus_on_infiniband_states_its_bisection():
+    rec = design(gpu_model="H100", gpu_count=100_000, cost_sensitive=True, prefer="infiniband")
+    assert rec.topology.kind is TopologyKind.dragonfly_plus
+    assert any("of full bisection" in note for note in rec.topology.notes)
+
+
+# ---------------------------------------------------------------------------- properties
+
+MODELS = st.sampled_from(["H100", "B200", "B300", "A100", "GB200", None])
+
+
+@settings(max_examples=60, deadline=None)
+@given(MODELS, st.integers(2, 20_000))
+def test_more_gpus_never_need_fewer_switches_through_recommend(model, gpus):
+    smaller = design(gpu_model=model, gpu_count=gpus).topology.total_switches
+    assert design(gpu_model=model, gpu_count=gpus + 8).topology.total_switches >= smaller
+
+
+@settings(max_examples=60, deadline=None)
+@given(MODELS, st.integers(2, 20_000), st.sampled_from([None, "rocev2", "ethernet", "infiniband"]))
+def test_links_never_exceed_the_nic_and_no_tier_is_unneeded(model, gpus, prefer):
+    rec = design(gpu_model=model, gpu_count=gpus, prefer=prefer)
+    nic = catalogue.max_nic_gbps(model) or 400
+    assert rec.fabric.link_gbps <= nic
+    assert all(c.gbps <= nic for c in rec.topology.cables)
+    t = rec.topology
+    if t.tiers >= 2 and t.kind is not TopologyKind.dragonfly_plus:
+        assert t.endpoints > (t.radix or 0)  # a second tier only when one switch cannot hold the ports
+    if t.tiers == 3:
+        assert t.leaf_switches > (t.radix or 0)  # a third only when the spines cannot reach every leaf
