@@ -98,7 +98,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
     option = options()[family]
 
     if kind == TopologyKind.single_node:
-        topology = sizing.single_node(profile.gpu_count)
+        topology = sizing.single_node(profile.gpu_count or 1)
         fabric = Fabric(
             technology=technology, name=fabric_name(technology, 0, facts), link_gbps=0, latency_us=option.latency_us
         )
@@ -212,7 +212,8 @@ def _size(
         topology = sizing.size_dragonfly_plus(endpoints, switches[-1].radix_at(link_gbps), link_gbps)
         topology.notes.append(f"No three-tier fat-tree holds {endpoints:,} ports ({last_error}); Dragonfly+ does.")
         return topology, switches[-1], topology.notes
-    raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
+    assert last_error is not None  # pragma: no cover - Dragonfly+ sizing raised itself
+    raise last_error
 
 
 def _gear(topology: Topology) -> int:
@@ -353,8 +354,8 @@ def _allreduce(
         network = catalogue.link(str(technology), link_gbps)
     estimate = sizing.allreduce_estimate(
         message_bytes=message,
-        gpus=profile.gpu_count,
-        gpus_per_node=profile.gpus_per_node,
+        gpus=profile.gpu_count or 1,
+        gpus_per_node=profile.gpus_per_node or 1,
         nvlink_busbw_gbytes=nvlink.achievable_busbw_gbytes,
         nic_busbw_gbytes=network.achievable_busbw_gbytes,
         nvlink_latency_us=nvlink.latency_us_model,

@@ -60,6 +60,14 @@ def test_h100_superpod_rows_keep_their_ufm_slot_through_recommend():
     assert (cables(t, "node-leaf"), cables(t, "leaf-spine")) == (1020, 1024)
 
 
+def test_b200_network_fabrics_table_keeps_the_ufm_slot_when_one_is_free():
+    # B200 RA, Network Fabrics, Table 4: 127 nodes + UFM = 1,020 cables; 128 nodes fill 4 SU
+    t = design(node_count=127, gpu_model="B200").topology
+    assert (t.scalable_units, t.leaf_switches, t.spine_switches, cables(t, "node-leaf")) == (4, 32, 16, 1020)
+    full = design(node_count=128, gpu_model="B200").topology
+    assert (full.scalable_units, cables(full, "node-leaf")) == (4, 1024)
+
+
 def test_sixteen_dgx_h100_are_four_leaves_and_two_spines():
     t = design(node_count=16, gpu_model="H100").topology
     assert (t.tiers, t.leaf_switches, t.spine_switches) == (2, 4, 2)
