@@ -7,6 +7,8 @@ alternative), so the alternatives' figures are as well founded as the choice's.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -15,16 +17,25 @@ from typing import Any
 import yaml
 
 from knowledge import catalogue
+from knowledge.pricebook import price_book
 from rules import sizing
-from rules.facts import usd_range
-from rules.models import Cost, Fabric, Technology, Topology, TopologyKind, WorkloadProfile
+from rules.models import (
+    BomLine,
+    CableTier,
+    Cost,
+    Fabric,
+    Port,
+    PortRole,
+    Technology,
+    Topology,
+    TopologyKind,
+    WorkloadProfile,
+)
 from rules.rulebook import Fired, decisions, evaluate
 
 IB_GENERATION_GBPS = {"hdr": 200, "ndr": 400, "xdr": 800}
 IB_GENERATION_NAMES = {"hdr": "HDR", "ndr": "NDR", "xdr": "XDR"}
 INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
-REFERENCE_NODES = 16  # seed guide: the 16-node DGX H100 cluster its cost figures are for
-REFERENCE_GPUS_PER_NODE = 8
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,7 @@ class Candidate:
     fabric: Fabric
     topology: Topology
     cost: Cost
+    bill_of_materials: list[BomLine]
     option: Option
     allreduce: sizing.AllReduceEstimate | None
     message_bytes: int | None
@@ -97,9 +109,9 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         fabric = Fabric(
             technology=technology, name=fabric_name(technology, 0), link_gbps=0, latency_us=option.latency_us
         )
-        nic_ports = 0
+        switch_model = None
     else:
-        topology, switch, notes = _size(kind, technology, link_gbps, facts, profile)
+        topology, switch, _notes = _size(kind, technology, link_gbps, facts, profile)
         nic = catalogue.server_for(profile.gpu_model)
         fabric = Fabric(
             technology=technology,
@@ -110,8 +122,19 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
             nic_model=nic.compute_nic if nic and facts["training"] else None,
             latency_us=option.latency_us,
         )
-        nic_ports = _edge_ports(facts)
-    cost = _cost(technology, topology, nic_ports, profile)
+        switch_model = switch.model
+    bom, cost = _priced(
+        technology,
+        switch_model,
+        topology.model_dump_json(),
+        profile.gpu_model,
+        str(profile.workload),
+        profile.node_count or 1,
+        profile.gpus_per_node or 1,
+        profile.gpu_count or 1,
+        facts["multi_node"],
+    )
+    cost = _with_budget(cost, profile.budget_usd)
     message = sizing.default_message_bytes(profile.model_params_b or DEFAULT_PARAMS_B)
     allreduce = _allreduce(technology, link_gbps, message, profile) if facts["training"] else None
     return Candidate(
@@ -120,6 +143,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         fabric=fabric,
         topology=topology,
         cost=cost,
+        bill_of_materials=list(bom),
         option=option,
         allreduce=allreduce,
         message_bytes=message if allreduce else None,
@@ -226,55 +250,258 @@ def _switches_for(technology: Technology, link_gbps: int) -> tuple[catalogue.Swi
     return _family_switches(technology, link_gbps)[1]
 
 
-@cache
-def _reference_units() -> int:
-    """Port-equivalents of the one fabric the seed guide prices: its 16-node DGX H100
-    cluster on InfiniBand, as this project builds it (rail-optimized, fabric-manager slot).
+# ------------------------------------------------------------------- bill of materials
 
-    The guide quotes that InfiniBand fabric at $200K-$400K and an "equivalent 400GbE
-    Ethernet fabric" at $80K-$150K: two prices for one shape. So every technology's
-    price per unit divides its figure by this one count. Dividing each by a 16-node
-    design of its own (an 11-switch InfiniBand fabric, a single Ethernet switch) would
-    make an Ethernet port dearer than an InfiniBand one, and InfiniBand cheaper than
-    Ethernet at large sizes, against the guide's 2-3x for equivalent gear."""
-    technology, gbps = catalogue.cost_reference().quoted_fabric("infiniband")
-    radix = catalogue.switch_for(technology, gbps).radix_at(gbps)
-    reference = _rail_fabric(technology, REFERENCE_NODES, REFERENCE_GPUS_PER_NODE, radix, gbps)
-    return sizing.fabric_units(reference, REFERENCE_NODES * REFERENCE_GPUS_PER_NODE)
+#: The NIC bought for a server the catalogue does not know, by link speed class.
+NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6", 400: "ConnectX-7", 800: "ConnectX-8"}
+#: The NIC of a storage or in-band port on an unknown server (one dual-port card per server).
+SERVICE_NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6 Dx", 400: "BlueField-3", 800: "BlueField-3"}
+#: Server cages that take twin-port modules say so in the catalogue's connector text.
+_TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
+#: Networks dual-homed to a pair of switches (NVIDIA HGX AI Factory RA: north-south
+#: dual-homed; DGX BasePOD: bonded storage and in-band pairs); out-of-band is single.
+DUAL_HOMED = frozenset({"storage", "in_band"})
+SERVICE_FABRICS = {PortRole.storage: "storage", PortRole.inband_management: "in_band"}
 
 
-@cache
-def price_per_unit(technology: Technology, link_gbps: int) -> tuple[float, float, str]:
-    """Dollars per fabric unit (switch port, NIC port or cable) of a technology at a
-    speed: the guide's 16-node figure for it, times its multiplier, over the reference
-    fabric's units. A design's cost is then its own units at this price."""
-    price = catalogue.cost_reference().for_technology(str(technology), link_gbps)
-    units = _reference_units()
-    low, high = sizing.usd_per_unit(price.usd_low * price.multiplier, price.usd_high * price.multiplier, units)
-    basis = (
-        f"{price.label}: the seed guide's 16-node DGX H100 figure of {usd_range(price.usd_low, price.usd_high)}"
-        f" x{price.multiplier:g} ({price.multiplier_reason.rstrip('.')}), over that 16-node fabric's {units:,} units"
-        f" (switch ports, NIC ports and cables; the guide prices the one fabric in InfiniBand and in Ethernet gear),"
-        f" scaled by this fabric's size"
+def server_ports(profile: WorkloadProfile, multi_node: bool, link_gbps: int) -> list[Port]:
+    """The server's ports: its catalogue layout, with the compute (or, for inference,
+    the serving) ports at the speed the fabric was designed for. A single server has
+    no compute fabric, so no compute ports."""
+    server = catalogue.server_for(profile.gpu_model)
+    inference = None
+    if profile.workload == "inference":
+        ports = server.inference_ports if server and server.inference_ports else INFERENCE_PORTS_PER_SERVER
+        inference = (ports, link_gbps or (server.inference_gbps if server and server.inference_gbps else 100))
+    return sizing.ports_per_server(
+        workload=str(profile.workload),
+        gpus_per_node=profile.gpus_per_node,
+        compute_gbps=link_gbps or (server.compute_gbps if server else 400),
+        compute_ports=None if multi_node else 0,
+        storage=(server.storage_ports, server.storage_gbps) if server else None,
+        inband=(server.inband_ports, server.inband_gbps) if server else None,
+        oob=(server.oob_ports, server.oob_gbps) if server else None,
+        inference=inference,
     )
-    return low, high, basis
 
 
-def topology_link_gbps(topology: Topology) -> int:
-    return topology.cables[0].gbps if topology.cables else 0
+def _compute_server_side(
+    gpu_model: str | None, nodes: int, gpus_per_node: int, training: bool, link_gbps: int
+) -> sizing.ServerSide:
+    """What the servers bring to the compute fabric: one port per GPU for training (two
+    serving ports for inference), the cages those ports sit in, and whether the NICs ship
+    with the servers (every catalogued server) or are bought (an unknown GPU model)."""
+    server = catalogue.server_for(gpu_model)
+    ports = gpus_per_node if training else INFERENCE_PORTS_PER_SERVER
+    if server is None or not server.compute_nic:
+        return sizing.ServerSide(
+            nodes=nodes,
+            ports_per_node=ports,
+            gbps=link_gbps,
+            nic_model=NIC_FOR_SPEED[sizing.speed_class(link_gbps)] if link_gbps > 1 else None,
+            nic_included=False,
+        )
+    return sizing.ServerSide(
+        nodes=nodes,
+        ports_per_node=ports,
+        gbps=link_gbps,
+        twin_port=training and bool(_TWIN_CAGES.search(server.compute_connector)),
+        nic_model=server.compute_nic,
+        nic_included=True,
+    )
 
 
-def _cost(technology: Technology, topology: Topology, nic_ports: int, profile: WorkloadProfile) -> Cost:
-    if technology == Technology.nvlink_only:
-        return Cost(
+def _service_switch(gbps: int, ports: int) -> catalogue.Switch:
+    """The Ethernet switch of a storage, in-band or out-of-band network: the smallest that
+    holds every port on its own, else the one with the most ports at that speed."""
+    usable = [s for s in catalogue.switches() if s.fabric == "ethernet" and s.radix_at(gbps) > 0]
+    fits = [s for s in usable if ports <= s.radix_at(gbps)]
+    if fits:
+        return min(fits, key=lambda s: s.radix_at(gbps))
+    return max(usable, key=lambda s: s.radix_at(gbps))
+
+
+def _times(topology: Topology, copies: int) -> Topology:
+    """`copies` identical fabrics counted as one: the two sides of a dual-homed pair, or
+    the pods of a network too large for three tiers of its switch."""
+    if copies == 1:
+        return topology
+    return topology.model_copy(
+        update={
+            "leaf_switches": copies * topology.leaf_switches,
+            "spine_switches": copies * topology.spine_switches,
+            "core_switches": copies * topology.core_switches,
+            "endpoints": copies * topology.endpoints,
+            "cables": [c.model_copy(update={"count": copies * c.count}) for c in topology.cables],
+        }
+    )
+
+
+@cache
+def _service_lines(fabric: str, nodes: int, ports: int, gbps: int, server_known: bool) -> tuple[BomLine, ...]:
+    """A storage or in-band network for `nodes` servers of `ports` ports: a non-blocking
+    fat-tree per side, dual-homed (each server's ports split over two identical fabrics);
+    past three tiers of the largest switch, split into identical pods."""
+    book = price_book()
+    sides = 2 if fabric in DUAL_HOMED and ports >= 2 else 1
+    per_side = math.ceil(nodes * ports / sides)
+    switch = _service_switch(gbps, per_side)
+    radix = switch.radix_at(gbps)
+    pods = math.ceil(per_side / sizing.fat_tree_capacity(radix, 3)) if radix >= 4 else 1
+    topology = _times(sizing.size_fat_tree(math.ceil(per_side / pods), radix, gbps), sides * pods)
+    server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=gbps)
+    lines = sizing.fabric_lines(fabric, topology, sizing.SwitchPart(switch.model), server, book)  # type: ignore[arg-type]
+    if not server_known:
+        nic = book.price(f"nic/{SERVICE_NIC_FOR_SPEED[sizing.speed_class(gbps)]}")
+        lines.insert(
+            1, _nic_line(fabric, nic, nodes, f"{nodes:,} servers x one dual-port card for {ports} {gbps}G port(s)")
+        )
+    return tuple(lines)
+
+
+def _nic_line(fabric: str, price: Any, quantity: int, note: str) -> BomLine:
+    return BomLine(
+        fabric=fabric,  # type: ignore[arg-type]
+        category=price.category,
+        part_number=price.part_number,
+        description=price.description,
+        quantity=quantity,
+        unit_usd_low=price.usd[0],
+        unit_usd_high=price.usd[1],
+        watts=price.watts,
+        price_date=price.date,
+        source=price.source,
+        note=note,
+    )
+
+
+@cache
+def _oob_lines(nodes: int, ports: int, switches: int) -> tuple[BomLine, ...]:
+    """Out-of-band: every server's BMC port and every switch's management port on 1GbE
+    switches, one per 48 ports; their 100G uplinks into the in-band network are not listed."""
+    endpoints = nodes * ports + switches
+    if endpoints <= 0:
+        return ()
+    switch = _service_switch(1, 1)
+    radix = switch.radix_at(1)
+    leaves = math.ceil(endpoints / radix)
+    topology = Topology(
+        kind=TopologyKind.fat_tree,
+        tiers=1,
+        endpoints=endpoints,
+        radix=radix,
+        leaf_switches=leaves,
+        spine_switches=0,
+        core_switches=0,
+        cables=[CableTier(tier="node-leaf", count=endpoints, gbps=1)],
+        bisection_gbps=0,
+    )
+    server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=1)
+    return tuple(sizing.fabric_lines("out_of_band", topology, sizing.SwitchPart(switch.model), server, price_book()))
+
+
+@cache
+def _compute_lines(
+    switch_model: str, topology_json: str, gpu_model: str | None, nodes: int, gpus_per_node: int, training: bool
+) -> tuple[BomLine, ...]:
+    """The compute fabric's lines, remembered per design: a pure function of the counts."""
+    topology = Topology.model_validate_json(topology_json)
+    link_gbps = topology.cables[0].gbps if topology.cables else 0
+    server = _compute_server_side(gpu_model, nodes, gpus_per_node, training, link_gbps)
+    return tuple(sizing.fabric_lines("compute", topology, sizing.SwitchPart(switch_model), server, price_book()))
+
+
+def bill_of_materials(
+    technology: Technology, topology: Topology, switch_model: str | None, profile: WorkloadProfile, multi_node: bool
+) -> list[BomLine]:
+    """Every priced part of the network for this design: the compute fabric (empty for
+    NVLink only), then the storage, in-band and out-of-band networks the servers need."""
+    link_gbps = topology.cables[0].gbps if topology.cables else 0
+    lines: list[BomLine] = []
+    if technology != Technology.nvlink_only and switch_model and topology.total_switches:
+        training = profile.workload in ("training", "mixed")
+        lines += _compute_lines(
+            switch_model,
+            topology.model_dump_json(),
+            profile.gpu_model,
+            profile.node_count,
+            profile.gpus_per_node,
+            training,
+        )
+    if not multi_node:
+        return lines
+    server_known = catalogue.server_for(profile.gpu_model) is not None
+    oob_ports = 0
+    for port in server_ports(profile, multi_node, link_gbps):
+        if port.role in SERVICE_FABRICS:
+            lines += _service_lines(SERVICE_FABRICS[port.role], profile.node_count, port.count, port.gbps, server_known)
+        elif port.role == PortRole.out_of_band:
+            oob_ports = port.count
+    switches = sum(line.quantity for line in lines if line.category == "switch")
+    return [*lines, *_oob_lines(profile.node_count or 1, oob_ports, switches)]
+
+
+def bom_assumptions() -> list[str]:
+    """What every bill of materials assumes, from the price book, in words."""
+    book = price_book()
+    a = book.assumptions
+    return [
+        a.text,
+        "NICs that ship with the servers (the compute, storage and management ports of every catalogued "
+        "server) are listed as included at $0, not bought twice; the seed guide's 'switches + cables + NICs' "
+        "figure for 16 DGX H100 is therefore compared with the compute fabric's switches, optics, cables, "
+        "fibre and spares.",
+        f"Prices: the price book of {book.date}, low at street and high at list prices, each with its source.",
+    ]
+
+
+@cache
+def _priced(
+    technology: Technology,
+    switch_model: str | None,
+    topology_json: str,
+    gpu_model: str | None,
+    workload: str,
+    nodes: int,
+    gpus_per_node: int,
+    gpus: int,
+    multi_node: bool,
+) -> tuple[tuple[BomLine, ...], Cost]:
+    """A design's bill of materials and its cost before any budget: a pure function of
+    the design's counts, remembered so a profile asked again costs nothing to price."""
+    profile = WorkloadProfile(
+        workload=workload,  # type: ignore[arg-type]
+        gpu_count=gpus,
+        node_count=nodes,
+        gpus_per_node=gpus_per_node,
+        gpu_model=gpu_model,
+    )
+    topology = Topology.model_validate_json(topology_json)
+    lines = bill_of_materials(technology, topology, switch_model, profile, multi_node)
+    if not lines:
+        cost = Cost(
             network_usd_low=0,
             network_usd_high=0,
-            basis="NVLink is included in SXM servers; no compute fabric to buy.",
-            budget_share_low=0.0 if profile.budget_usd else None,
-            budget_share_high=0.0 if profile.budget_usd else None,
+            basis="NVLink is included in SXM servers; no network to buy for one server.",
+            per_gpu_usd_low=0,
+            per_gpu_usd_high=0,
+            price_book_date=price_book().date,
         )
-    low, high, basis = price_per_unit(technology, topology_link_gbps(topology))
-    return sizing.network_cost(topology, nic_ports, low, high, basis, profile.budget_usd)
+    else:
+        cost = sizing.network_cost(lines, gpus=gpus, price_book_date=price_book().date, assumptions=bom_assumptions())
+    return tuple(lines), cost
+
+
+def _with_budget(cost: Cost, budget_usd: float | None) -> Cost:
+    """The cost with its share of the budget, when a budget is given."""
+    if not budget_usd:
+        return cost
+    return cost.model_copy(
+        update={
+            "budget_share_low": round(cost.network_usd_low / budget_usd, 4),
+            "budget_share_high": round(cost.network_usd_high / budget_usd, 4),
+        }
+    )
 
 
 def _allreduce(
