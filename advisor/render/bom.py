@@ -115,3 +115,11 @@ def fabric_lines(cost: Cost) -> list[str]:
         f" ({p.watts / 1000:.1f} kW, {p.rack_units}U)"
         for p in cost.by_fabric
     ]
+
+
+def sibling_url(diagram_url: str | None, name: str) -> str | None:
+    """The report's or the CSV's URL beside a recommendation's diagram URL
+    (`.../r_x/diagram.svg` -> `.../r_x/report`)."""
+    if not diagram_url or not diagram_url.endswith("/diagram.svg"):
+        return None
+    return diagram_url.removesuffix("diagram.svg") + name
