@@ -24,8 +24,8 @@ from rules.sizing import (
     size_rail_optimized,
 )
 
-GUIDE_IB = (200_000, 400_000)
-GUIDE_ETHERNET = (80_000, 150_000)
+GUIDE_IB = catalogue.cost_reference().infiniband_usd  # (200_000, 400_000)
+GUIDE_ETHERNET = catalogue.cost_reference().ethernet_400g_usd  # (80_000, 150_000)
 IB_TOLERANCE, ETHERNET_TOLERANCE = 0.10, 0.25
 
 
