@@ -78,7 +78,7 @@ def _kpi(label: str, value: str, note: str) -> str:
 def _summary(rec: Recommendation) -> str:
     f, t, perf, cost = rec.fabric, rec.topology, rec.performance, rec.cost
     per_gpu = (
-        f"{cost_range(cost.per_gpu_usd_low, cost.per_gpu_usd_high)} per GPU"
+        f"{cost_range(cost.per_gpu_usd_low or 0, cost.per_gpu_usd_high or 0)} per GPU"
         if cost.per_gpu_usd_high
         else "no network to buy"
     )
