@@ -113,3 +113,33 @@ def test_the_report_prints_to_a4_pdf_pages(api: Server, browser, profile: dict, 
 def test_an_unknown_report_is_a_404_page_not_a_blank_pdf(api: Server) -> None:
     response = httpx.get(f"{api.url}/v1/recommendations/r_000000000000/report", timeout=30)
     assert response.status_code == 404
+
+
+def test_the_widget_card_shows_cost_by_category_and_links_the_report_and_the_csv(api: Server, browser) -> None:
+    """The card drawn from a conversation's saved history (no Rasa needed): its cost by
+    category and by network, and links to the report and the CSV that the API serves."""
+    rec = stored(api, {"workload": "training", "node_count": 16, "gpu_model": "H100"})
+    diagram = f"{api.url}/v1/recommendations/{rec['id']}/diagram.svg"
+    saved = {
+        "sessionId": None,
+        "messages": [{"role": "bot", "kind": "recommendation", "recommendation": rec, "diagramUrl": diagram, "at": 0}],
+    }
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(api.url + "/?rasa=" + api.url)
+    page.evaluate("state => sessionStorage.setItem('fabric-advisor.chat.v1', JSON.stringify(state))", saved)
+    page.reload()
+    card = page.locator("article.card").last
+    playwright_api.expect(card.locator('[data-field="cost-categories"]')).to_contain_text("switches $")
+    playwright_api.expect(card.locator('[data-field="cost-networks"]')).to_contain_text("compute fabric")
+    report = card.locator('a[data-field="report"]').get_attribute("href")
+    csv = card.locator('a[data-field="bom-csv"]').get_attribute("href")
+    context.close()
+    assert report == f"{api.url}/v1/recommendations/{rec['id']}/report"
+    assert csv == f"{api.url}/v1/recommendations/{rec['id']}/bom.csv"
+    for url, kind in ((report, "text/html"), (csv, "text/csv")):
+        response = httpx.get(url, timeout=30)
+        assert response.status_code == 200 and response.headers["content-type"].startswith(kind)
+    assert not errors, errors
