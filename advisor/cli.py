@@ -7,12 +7,14 @@ flags and prints. Bad input is one line on stderr and exit code 2, never a trace
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from advisor.render import bom as bom_render
 from advisor.render import terminal
 from advisor.settings import settings
 from rules.models import Preference, Workload, WorkloadProfile
@@ -63,6 +65,10 @@ def recommend(
     ] = None,
     prefer: Annotated[Preference | None, typer.Option(help="A preferred fabric.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the Recommendation as JSON.")] = False,
+    bom: Annotated[bool, typer.Option("--bom", help="Also print the bill of materials.")] = False,
+    bom_csv: Annotated[
+        Path | None, typer.Option("--bom-csv", help="Write the bill of materials to this CSV file.", metavar="FILE")
+    ] = None,
 ) -> None:
     """Recommend a fabric, topology, ports, switches and cost for a workload."""
     from advisor import service
@@ -86,10 +92,19 @@ def recommend(
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
     rec = service.recommend(profile)
+    if bom_csv is not None:
+        try:
+            bom_csv.write_text(bom_render.bom_csv(rec), encoding="utf-8", newline="")
+        except OSError as exc:
+            raise UserError(f"--bom-csv: cannot write {bom_csv}: {exc.strerror or exc}") from None
     if as_json:
         _json(rec)
-    else:
-        terminal.print_view(terminal.recommendation_view(rec, settings.diagram_url(rec.id)), out)
+        return
+    terminal.print_view(terminal.recommendation_view(rec, settings.diagram_url(rec.id)), out)
+    if bom:
+        terminal.print_view(terminal.bom_view(rec), out)
+    if bom_csv is not None:
+        out.print(f"Bill of materials written to {bom_csv} ({len(rec.bill_of_materials)} lines).", markup=False)
 
 
 @app.command()

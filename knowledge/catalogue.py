@@ -148,46 +148,13 @@ class Link(_Fact):
     note: str = ""
 
 
-class CostMultiplier(_Fact):
-    """Scales one of the guide's 16-node reference ranges to a fabric and speed."""
-
-    id: str
-    label: str
-    technology: str
-    gbps: int
-    basis: Literal["infiniband", "ethernet_400g"]
-    factor: float
-    rationale: str
-    source: str
-
-
-class CostPrice(_Fact):
-    """How one fabric is priced: the guide's reference fabric and range, and the factor.
-
-    Size the reference fabric (`reference_technology` at `reference_gbps`, 16 DGX H100
-    nodes) to get per-unit prices from `usd_low`..`usd_high` x `multiplier`.
-    """
-
-    technology: str
-    gbps: int
-    label: str
-    reference_technology: str
-    reference_gbps: int
-    usd_low: int
-    usd_high: int
-    multiplier: float
-    multiplier_reason: str
-    source: str
-
-
 class CostReference(_Fact):
-    """The guide's network cost figures for a 16-node DGX H100 cluster, plus multipliers.
+    """The guide's network cost figures for a 16-node DGX H100 cluster: the calibration
+    check of the bill of materials (designs are priced from knowledge/pricebook.py).
 
     `infiniband_usd` is the guide's InfiniBand figure; the guide calls it HDR, but the
-    cluster's InfiniBand is NDR 400G (vendor), so it prices `infiniband_generation` at
-    `infiniband_gbps` (see `note`). `reference_usd(tech, gbps)` is the 16-node network cost
-    range of a fabric: its multiplier's basis range times the factor; `per_node_usd`
-    divides that by the 16 nodes. `for_technology` gives the lot for calibrating.
+    cluster's InfiniBand is NDR 400G (vendor), so it is checked against
+    `infiniband_generation` at `infiniband_gbps` (see `note`).
     """
 
     nodes: int
@@ -203,58 +170,8 @@ class CostReference(_Fact):
     example_cluster_usd: int
     example_premium_usd: int
     example_premium_share_pct: float
-    multipliers: list[CostMultiplier]
     source: str
     note: str = ""
-
-    def basis_usd(self, basis: str) -> tuple[int, int]:
-        return {"infiniband": self.infiniband_usd, "ethernet_400g": self.ethernet_400g_usd}[basis]
-
-    def multiplier(self, technology: Any, gbps: int | None = None) -> CostMultiplier:
-        """The multiplier for the technology at `gbps` (nearest speed; first when None)."""
-        tech = _technology_name(technology)
-        candidates = [m for m in self.multipliers if m.technology == tech]
-        if not candidates:
-            known = sorted({m.technology for m in self.multipliers})
-            raise NotInCatalogue(f"no cost multiplier for {tech!r}; known: {', '.join(known)}")
-        if gbps is None:
-            return candidates[0]
-        return min(candidates, key=lambda m: (abs(m.gbps - gbps), -m.gbps))
-
-    def for_technology(self, technology: Any, gbps: int | None = None) -> CostPrice:
-        """The pricing of a fabric: its multiplier with the reference it scales."""
-        m = self.multiplier(technology, gbps)
-        low, high = self.basis_usd(m.basis)
-        reference_technology, reference_gbps = self.quoted_fabric(m.basis)
-        return CostPrice(
-            technology=m.technology,
-            gbps=m.gbps,
-            label=m.label,
-            reference_technology=reference_technology,
-            reference_gbps=reference_gbps,
-            usd_low=low,
-            usd_high=high,
-            multiplier=m.factor,
-            multiplier_reason=m.rationale,
-            source=m.source,
-        )
-
-    def quoted_fabric(self, basis: str = "infiniband") -> tuple[str, int]:
-        """The fabric (technology, link Gb/s) a basis range was quoted for in the guide."""
-        return _COST_BASES[basis]
-
-    def reference_usd(self, technology: Any, gbps: int | None = None) -> tuple[int, int]:
-        m = self.multiplier(technology, gbps)
-        low, high = self.basis_usd(m.basis)
-        return round(low * m.factor), round(high * m.factor)
-
-    def per_node_usd(self, technology: Any, gbps: int | None = None) -> tuple[float, float]:
-        low, high = self.reference_usd(technology, gbps)
-        return low / self.nodes, high / self.nodes
-
-
-#: The fabric each cost basis was quoted for in the guide: (technology, link Gb/s).
-_COST_BASES = {"infiniband": ("infiniband_ndr", 400), "ethernet_400g": ("ethernet", 400)}
 
 
 class RoceCheck(_Fact):
@@ -488,7 +405,7 @@ def nvlink(gpu_model: str | None) -> Link:
 
 @functools.cache
 def cost_reference() -> CostReference:
-    """The guide's 16-node DGX H100 network cost figures and the scaling multipliers."""
+    """The guide's 16-node DGX H100 network cost figures (the BOM's calibration check)."""
     by_id = {d["id"]: d for d in _entries("cost")}
     reference = by_id["cost-reference-16-node-dgx-h100"]
     premium = by_id["cost-infiniband-premium"]
@@ -507,7 +424,6 @@ def cost_reference() -> CostReference:
         example_cluster_usd=example["cluster_usd"],
         example_premium_usd=example["premium_usd"],
         example_premium_share_pct=example["premium_share_pct"],
-        multipliers=[CostMultiplier.model_validate(d) for d in by_id.values() if "factor" in d],
         source=reference["source"],
         note=reference["note"],
     )

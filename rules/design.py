@@ -16,16 +16,21 @@ from typing import Any
 import yaml
 
 from knowledge import catalogue
-from rules import sizing
-from rules.facts import usd_range
-from rules.models import Cost, Fabric, Technology, Topology, TopologyKind, WorkloadProfile
+from rules import pricing, sizing
+from rules.models import (
+    BomLine,
+    Cost,
+    Fabric,
+    Technology,
+    Topology,
+    TopologyKind,
+    WorkloadProfile,
+)
+from rules.pricing import INFERENCE_PORTS_PER_SERVER
 from rules.rulebook import Fired, decisions, evaluate
 
 IB_GENERATION_GBPS = {"hdr": 200, "ndr": 400, "xdr": 800}
 IB_GENERATION_NAMES = {"hdr": "HDR", "ndr": "NDR", "xdr": "XDR"}
-INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
-REFERENCE_NODES = 16  # seed guide: the 16-node DGX H100 cluster its cost figures are for
-REFERENCE_GPUS_PER_NODE = 8
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class Candidate:
     fabric: Fabric
     topology: Topology
     cost: Cost
+    bill_of_materials: list[BomLine]
     option: Option
     allreduce: sizing.AllReduceEstimate | None
     message_bytes: int | None
@@ -102,7 +108,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         fabric = Fabric(
             technology=technology, name=fabric_name(technology, 0, facts), link_gbps=0, latency_us=option.latency_us
         )
-        nic_ports = 0
+        switch_model = None
     else:
         topology, switch, _ = _size(kind, technology, link_gbps, facts, profile)
         if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
@@ -117,8 +123,24 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
             nic_model=nic.compute_nic if nic and facts["needs_compute_fabric"] else None,
             latency_us=option.latency_us,
         )
-        nic_ports = _edge_ports(facts)
-    cost = _cost(technology, topology, nic_ports, profile)
+        switch_model = switch.model
+    bom, cost = pricing.priced(
+        technology,
+        switch_model,
+        topology.model_dump_json(),
+        profile.gpu_model,
+        str(profile.workload),
+        profile.node_count or 1,
+        profile.gpus_per_node or 1,
+        profile.gpu_count or 1,
+        pricing.ServerLayout(
+            multi_node=facts["multi_node"],
+            compute_fabric=facts["needs_compute_fabric"],
+            fabric_ports=fabric_ports(facts),
+            edge_ports=_edge_ports(facts) // max(1, facts["node_count"]),
+        ),
+    )
+    cost = pricing.with_budget(cost, profile.budget_usd)
     message = sizing.default_message_bytes(profile.model_params_b or DEFAULT_PARAMS_B)
     allreduce = _allreduce(technology, link_gbps, message, profile) if facts["training"] else None
     return Candidate(
@@ -127,6 +149,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         fabric=fabric,
         topology=topology,
         cost=cost,
+        bill_of_materials=list(bom),
         option=option,
         allreduce=allreduce,
         message_bytes=message if allreduce else None,
@@ -148,6 +171,12 @@ def _rack_units(topology: Topology, facts: dict[str, Any]) -> None:
         f"joins the compute fabric ({facts['compute_ports_per_node']} ports per rack); scalable units of "
         f"{RACKS_PER_SU} racks (NVIDIA DGX SuperPOD GB200 RA): {topology.scalable_units} SU.",
     )
+
+
+def fabric_ports(facts: dict[str, Any]) -> int:
+    """Compute-fabric ports per server: none on a single server (or one NVL72 rack) or
+    where the GPUs need no compute fabric (inference that fits a server)."""
+    return facts["compute_ports_per_node"] if facts["multi_node"] and facts["needs_compute_fabric"] else 0
 
 
 def _edge_ports(facts: dict[str, Any]) -> int:
@@ -291,57 +320,6 @@ def _family_switches(
 def _switches_for(technology: Technology, link_gbps: int) -> tuple[catalogue.Switch, ...]:
     """The family's switch first, then same-fabric switches of higher radix at that speed."""
     return _family_switches(technology, link_gbps)[1]
-
-
-@cache
-def _reference_units() -> int:
-    """Port-equivalents of the one fabric the seed guide prices: its 16-node DGX H100
-    cluster on InfiniBand, as this project builds it (rail-optimized, fabric-manager slot).
-
-    The guide quotes that InfiniBand fabric at $200K-$400K and an "equivalent 400GbE
-    Ethernet fabric" at $80K-$150K: two prices for one shape. So every technology's
-    price per unit divides its figure by this one count. Dividing each by a 16-node
-    design of its own (an 11-switch InfiniBand fabric, a single Ethernet switch) would
-    make an Ethernet port dearer than an InfiniBand one, and InfiniBand cheaper than
-    Ethernet at large sizes, against the guide's 2-3x for equivalent gear."""
-    technology, gbps = catalogue.cost_reference().quoted_fabric("infiniband")
-    radix = catalogue.switch_for(technology, gbps).radix_at(gbps)
-    reference = _rail_fabric(technology, REFERENCE_NODES, REFERENCE_GPUS_PER_NODE, radix, gbps)
-    return sizing.fabric_units(reference, REFERENCE_NODES * REFERENCE_GPUS_PER_NODE)
-
-
-@cache
-def price_per_unit(technology: Technology, link_gbps: int) -> tuple[float, float, str]:
-    """Dollars per fabric unit (switch port, NIC port or cable) of a technology at a
-    speed: the guide's 16-node figure for it, times its multiplier, over the reference
-    fabric's units. A design's cost is then its own units at this price."""
-    price = catalogue.cost_reference().for_technology(str(technology), link_gbps)
-    units = _reference_units()
-    low, high = sizing.usd_per_unit(price.usd_low * price.multiplier, price.usd_high * price.multiplier, units)
-    basis = (
-        f"{price.label}: the seed guide's 16-node DGX H100 figure of {usd_range(price.usd_low, price.usd_high)}"
-        f" x{price.multiplier:g} ({price.multiplier_reason.rstrip('.')}), over that 16-node fabric's {units:,} units"
-        f" (switch ports, NIC ports and cables; the guide prices the one fabric in InfiniBand and in Ethernet gear),"
-        f" scaled by this fabric's size"
-    )
-    return low, high, basis
-
-
-def topology_link_gbps(topology: Topology) -> int:
-    return topology.cables[0].gbps if topology.cables else 0
-
-
-def _cost(technology: Technology, topology: Topology, nic_ports: int, profile: WorkloadProfile) -> Cost:
-    if technology == Technology.nvlink_only:
-        return Cost(
-            network_usd_low=0,
-            network_usd_high=0,
-            basis="NVLink is included in SXM servers; no compute fabric to buy.",
-            budget_share_low=0.0 if profile.budget_usd else None,
-            budget_share_high=0.0 if profile.budget_usd else None,
-        )
-    low, high, basis = price_per_unit(technology, topology_link_gbps(topology))
-    return sizing.network_cost(topology, nic_ports, low, high, basis, profile.budget_usd)
 
 
 def _allreduce(

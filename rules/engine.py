@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from knowledge import catalogue
-from rules import sizing
-from rules.design import INFERENCE_PORTS_PER_SERVER, Candidate, design
+from rules import pricing, sizing
+from rules.design import Candidate, design, fabric_ports
 from rules.facts import derive, pct, usd, usd_range
 from rules.models import (
     Alternative,
@@ -63,6 +63,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         performance=_performance(primary),
         roce_configuration=_roce_checklist() if advice.get("roce_checklist") else [],
         alternatives=[_alternative(c, primary) for f, c in candidates.items() if f != final],
+        bill_of_materials=primary.bill_of_materials,
         explanation=[
             _reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired
         ],
@@ -81,15 +82,23 @@ def _reason(item: Fired, fired: list[Fired], final: dict[str, Any]) -> Reason:
     return Reason(rule_id=item.rule.id, statement=statement, source=item.rule.source, overridden_by=overridden_by)
 
 
+def _compute_usd(candidate: Candidate) -> tuple[float, float]:
+    """The compute fabric's cost range: what differs between the candidate families."""
+    part = candidate.cost.fabric("compute")
+    return (part.usd_low, part.usd_high) if part else (0.0, 0.0)
+
+
 def _price_facts(candidates: dict[str, Candidate], profile: WorkloadProfile) -> dict[str, Any]:
-    """Facts the budget and advice rules weigh: the InfiniBand premium and the
-    network's share of the budget."""
+    """Facts the budget and advice rules weigh: the InfiniBand premium over RoCEv2 (in
+    dollars, as a ratio of the two compute fabrics' bills of materials, and as a share of
+    the budget) and each candidate network's price."""
     facts: dict[str, Any] = {}
     ib, roce = candidates.get("infiniband"), candidates.get("rocev2")
-    premium_low = premium_high = 0.0
+    premium_low = premium_high = ratio = 0.0
     if ib and roce:
         premium_low = max(0.0, ib.cost.network_usd_low - roce.cost.network_usd_low)
         premium_high = max(0.0, ib.cost.network_usd_high - roce.cost.network_usd_high)
+        ratio = sizing.cost_ratio(_compute_usd(ib), _compute_usd(roce))
     budget = profile.budget_usd or 0.0
     premium_share = (premium_low + premium_high) / 2 / budget if budget else 0.0
     facts.update(
@@ -97,6 +106,10 @@ def _price_facts(candidates: dict[str, Candidate], profile: WorkloadProfile) -> 
         ib_premium_high_usd=usd(premium_high),
         ib_premium_share=premium_share,
         ib_premium_share_pct=pct(premium_share),
+        ib_cost_ratio=ratio,
+        ib_cost_ratio_fmt=f"{ratio:.1f}x",
+        ib_compute_fmt=usd_range(*_compute_usd(ib)) if ib else "",
+        rocev2_compute_fmt=usd_range(*_compute_usd(roce)) if roce else "",
     )
     # each candidate network's price, for a stated network budget ("$1M for the fabric")
     for family in NETWORK_FAMILIES:
@@ -130,14 +143,27 @@ def _performance(primary: Candidate) -> Performance:
     )
 
 
+#: An alternative within this factor of the recommended network's cost is "similar in cost".
+SIMILAR_COST = 0.1
+
+
 def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
+    """A candidate family as an alternative, priced the same way as the choice: its cost
+    relative to the recommended network is the ratio of the two BOM totals' midpoints."""
     option = candidate.option
-    cheaper = candidate.cost.network_usd_high < primary.cost.network_usd_low
-    dearer = candidate.cost.network_usd_low > primary.cost.network_usd_high
-    price = "cheaper" if cheaper else "dearer" if dearer else "similar in cost"
+    relative = sizing.cost_ratio(
+        (candidate.cost.network_usd_low, candidate.cost.network_usd_high),
+        (primary.cost.network_usd_low, primary.cost.network_usd_high),
+    )
+    if relative and relative < 1 - SIMILAR_COST:
+        price = f"cheaper ({relative:.2f}x the recommended network's cost)"
+    elif relative > 1 + SIMILAR_COST:
+        price = f"dearer ({relative:.2f}x the recommended network's cost)"
+    else:
+        price = "similar in cost"
     own, primary_switches = candidate.topology.total_switches, primary.topology.total_switches
     if own != primary_switches:  # the design, not only the gear, drives the price gap
-        price += f" ({own:,} switch{'es' if own != 1 else ''} against the recommended {primary_switches:,})"
+        price += f", {own:,} compute switch{'es' if own != 1 else ''} against the recommended {primary_switches:,}"
     return Alternative(
         technology=candidate.technology,
         name=candidate.fabric.name,
@@ -145,6 +171,7 @@ def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
         network_usd_low=candidate.cost.network_usd_low,
         network_usd_high=candidate.cost.network_usd_high,
         relative_training_throughput=option.relative_training_throughput,
+        relative_cost=relative or None,
         allreduce_ms=round(candidate.allreduce.ms, 2) if candidate.allreduce else None,
         latency_us=option.latency_us,
         operational_complexity=option.operational_complexity,  # type: ignore[arg-type]
@@ -153,36 +180,8 @@ def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
 
 
 def _ports(profile: WorkloadProfile, facts: dict[str, Any], primary: Candidate) -> list[Port]:
-    """The server's ports: its catalogue layout, with the compute (or, for inference,
-    the serving) ports at the speed the fabric was designed for. A single server (or one
-    NVL72 rack) has no compute fabric, so no compute ports. An NVL72 "node" is the rack:
-    its per-tray ports are counted for every tray. A PCIe server gets the compute ports it
-    can feed (one per two GPUs); a model served across servers gets one per GPU."""
-    server = catalogue.server_for(profile.gpu_model)
-    link = primary.fabric.link_gbps
-    gpn = profile.gpus_per_node or 1
-    trays = gpn // server.gpus if server and server.rack_scale and gpn > server.gpus else 1
-
-    def per_node(count: int, gbps: int) -> tuple[int, int]:
-        return count * trays, gbps
-
-    fabric_ports = facts["compute_ports_per_node"] if facts["multi_node"] and facts["needs_compute_fabric"] else 0
-    inference = None
-    if profile.workload == "inference":
-        ports = server.inference_ports if server and server.inference_ports else INFERENCE_PORTS_PER_SERVER
-        serving_gbps = server.inference_gbps if server and server.inference_gbps else 100
-        inference = per_node(ports, serving_gbps if fabric_ports else link or serving_gbps)
-    return sizing.ports_per_server(
-        workload=str(profile.workload),
-        gpus_per_node=gpn,
-        compute_gbps=link or (server.compute_gbps if server else 400),
-        compute_ports=fabric_ports,
-        storage=per_node(server.storage_ports, server.storage_gbps) if server else None,
-        inband=per_node(server.inband_ports, server.inband_gbps) if server else None,
-        oob=per_node(server.oob_ports, server.oob_gbps) if server else None,
-        inference=inference,
-        served_across_servers=bool(fabric_ports) and profile.workload == "inference",
-    )
+    """The server's ports at the speed the chosen fabric was designed for."""
+    return pricing.server_ports(profile, fabric_ports(facts), primary.fabric.link_gbps)
 
 
 def _roce_checklist() -> list[RoceSetting]:

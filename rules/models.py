@@ -298,14 +298,61 @@ class Port(_Model):
     note: str = Field(default="", description="Why this many.", examples=["one per GPU"])
 
 
+NetworkFabric = Literal["compute", "storage", "in_band", "out_of_band"]
+BomCategory = Literal["switch", "nic", "transceiver", "cable", "fibre", "software", "spare"]
+
+
+class BomLine(_Model):
+    """One line of the bill of materials: a part, how many, and its dated, sourced price."""
+
+    fabric: NetworkFabric = Field(description="The network the part belongs to.", examples=["compute"])
+    category: BomCategory = Field(description="What kind of part it is.", examples=["transceiver"])
+    part_number: str = Field(description="Vendor part number.", examples=["MMA4Z00-NS"])
+    description: str = Field(
+        description="What the part is and where it goes.",
+        examples=["LinkX 800G twin-port OSFP 2x400G SR8, finned top (switch cage), 2 links"],
+    )
+    quantity: int = Field(ge=0, description="How many.", examples=[64])
+    unit_usd_low: float = Field(ge=0, description="Unit price, low end (USD).", examples=[330])
+    unit_usd_high: float = Field(ge=0, description="Unit price, high end (USD).", examples=[750])
+    included: bool = Field(
+        default=False,
+        description="Shipped with the servers (their NICs): listed, not bought, priced at $0.",
+        examples=[False],
+    )
+    watts: float | None = Field(default=None, description="Power per unit (W), where it applies.", examples=[15])
+    rack_units: float | None = Field(default=None, description="Rack units per unit, for switches.", examples=[1])
+    price_date: str = Field(description="When the price was published (YYYY-MM).", examples=["2024-05"])
+    source: str = Field(description="Where the price comes from.", examples=["AscentOptics OSFP guide"])
+    note: str = Field(default="", description="Why this many.", examples=["128 node-leaf links, 2 per module"])
+
+    @property
+    def usd_low(self) -> float:
+        return self.quantity * self.unit_usd_low
+
+    @property
+    def usd_high(self) -> float:
+        return self.quantity * self.unit_usd_high
+
+
+class CostPart(_Model):
+    """The cost of one slice of the network (a fabric or a category), with its power and space."""
+
+    name: str = Field(description="The fabric or category.", examples=["compute"])
+    usd_low: int = Field(description="Low end, USD.", examples=[272_000])
+    usd_high: int = Field(description="High end, USD.", examples=[432_000])
+    watts: int = Field(default=0, description="Power of its parts (W).", examples=[6_500])
+    rack_units: int = Field(default=0, description="Rack units of its switches.", examples=[6])
+
+
 class Cost(_Model):
     network_usd_low: int = Field(
-        description="Low end of the network cost (switches, NICs, cables).", examples=[1_600_000]
+        description="Low end of the network cost: the bill of materials summed (every fabric).", examples=[1_600_000]
     )
     network_usd_high: int = Field(description="High end of the network cost.", examples=[3_200_000])
     basis: str = Field(
-        description="How the range was scaled and from what.",
-        examples=["Scaled from the guide's 16-node InfiniBand figure ($200K-$400K) by switch, NIC and cable counts."],
+        description="How the range was reached and from what.",
+        examples=["Sum of the bill of materials at the price book of 2024-08 (low: street, high: list)."],
     )
     budget_share_low: float | None = Field(
         default=None, description="Network cost as a share of budget, low end.", examples=[0.04]
@@ -313,6 +360,22 @@ class Cost(_Model):
     budget_share_high: float | None = Field(
         default=None, description="Network cost as a share of budget, high end.", examples=[0.08]
     )
+    per_gpu_usd_low: int | None = Field(default=None, description="Network cost per GPU, low end.", examples=[2_100])
+    per_gpu_usd_high: int | None = Field(default=None, description="Network cost per GPU, high end.", examples=[3_400])
+    by_fabric: list[CostPart] = Field(default_factory=list, description="Cost, power and space per network.")
+    by_category: list[CostPart] = Field(default_factory=list, description="Cost per kind of part.")
+    watts: int = Field(default=0, description="Power of the network's parts (W).", examples=[9_800])
+    rack_units: int = Field(default=0, description="Rack units of the network's switches.", examples=[12])
+    price_book_date: str | None = Field(default=None, description="Date of the price book used.", examples=["2024-08"])
+    assumptions: list[str] = Field(
+        default_factory=list,
+        description="What the bill of materials assumes (reach, spares, what is included).",
+        examples=[["Servers sit four to a rack; switches in network racks at the end of the row."]],
+    )
+
+    def fabric(self, name: str) -> CostPart | None:
+        """The cost of one network (compute, storage, in_band, out_of_band), if it has one."""
+        return next((part for part in self.by_fabric if part.name == name), None)
 
 
 class Performance(_Model):
@@ -347,6 +410,11 @@ class Alternative(_Model):
     network_usd_high: int = Field(description="High end of its network cost.", examples=[1_200_000])
     relative_training_throughput: float = Field(
         description="Expected training throughput relative to InfiniBand.", examples=[0.85]
+    )
+    relative_cost: float | None = Field(
+        default=None,
+        description="Its network cost over the recommended one's (range midpoints), from the two bills of materials.",
+        examples=[0.4],
     )
     allreduce_ms: float | None = Field(
         default=None, description="One gradient all-reduce on this fabric, ms.", examples=[365.2]
@@ -387,6 +455,10 @@ class Recommendation(_Model):
     performance: Performance
     roce_configuration: list[RoceSetting] = Field(default_factory=list, description="Empty unless RoCE.")
     alternatives: list[Alternative] = Field(default_factory=list)
+    bill_of_materials: list[BomLine] = Field(
+        default_factory=list,
+        description="Every part of the network (compute, storage, in-band and out-of-band), with its price.",
+    )
     explanation: list[Reason] = Field(description="Every fired rule, in order.")
     warnings: list[str] = Field(
         default_factory=list,

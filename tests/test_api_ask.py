@@ -73,9 +73,9 @@ def test_a_relative_change_resizes_the_given_profile(client: httpx.Client) -> No
 
 
 def test_a_budget_for_the_network_alone_is_kept_apart_and_decides_the_fabric(client: httpx.Client) -> None:  # noqa: F811
-    result = ask(client, "We have $150k for the network; training a 70B model on 128 H100s.")
+    result = ask(client, "We have $350k for the network; training a 70B model on 128 H100s.")
     assert result["kind"] == "recommendation"
-    assert result["profile"]["network_budget_usd"] == 150_000 and result["profile"].get("budget_usd") is None
+    assert result["profile"]["network_budget_usd"] == 350_000 and result["profile"].get("budget_usd") is None
     assert result["recommendation"]["fabric"]["technology"] == "rocev2"
     assert "network budget" in result["reply"]
 

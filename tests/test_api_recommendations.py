@@ -41,8 +41,49 @@ def test_diagram_is_an_svg_image(client: httpx.Client, created: httpx.Response) 
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
 
 
+def test_bom_csv_lists_every_part_of_the_stored_recommendation(
+    client: httpx.Client,  # noqa: F811
+    created: httpx.Response,
+) -> None:
+    import csv
+    import io
+
+    response = client.get(created.headers["location"] + "/bom.csv")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    assert "attachment" in response.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    body = created.json()
+    assert len(rows) == len(body["bill_of_materials"]) + 1
+    assert [r["part_number"] for r in rows[:-1]] == [line["part_number"] for line in body["bill_of_materials"]]
+    assert int(rows[-1]["total_usd_high"]) == body["cost"]["network_usd_high"]
+
+
+def test_report_is_a_printable_page_with_design_diagram_bom_reasons_and_price_date(
+    client: httpx.Client,  # noqa: F811
+    created: httpx.Response,
+) -> None:
+    response = client.get(created.headers["location"] + "/report")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    page = response.text
+    body = created.json()
+    for section in ("design", "diagram", "cost", "bom", "reasons", "assumptions"):
+        assert f"id='{section}'" in page, section
+    assert "<svg" in page and "@page" in page
+    assert body["bill_of_materials"][0]["part_number"] in page
+    assert body["explanation"][0]["rule_id"] in page
+    assert body["cost"]["price_book_date"] in page
+
+
 @pytest.mark.parametrize(
-    "path", ["/v1/recommendations/r_000000000000", "/v1/recommendations/r_000000000000/diagram.svg"]
+    "path",
+    [
+        "/v1/recommendations/r_000000000000",
+        "/v1/recommendations/r_000000000000/diagram.svg",
+        "/v1/recommendations/r_000000000000/bom.csv",
+        "/v1/recommendations/r_000000000000/report",
+    ],
 )
 def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> None:  # noqa: F811
     response = client.get(path)

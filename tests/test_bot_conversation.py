@@ -128,10 +128,10 @@ def test_a_relative_what_if_scales_the_size_on_the_table(chat):
 
 
 def test_a_budget_for_the_network_alone_fills_its_own_slot_and_picks_the_fabric(chat):
-    reply = chat.say("We will pretrain a 70B model on 128 H100s and have $150k for the network.")
+    reply = chat.say("We will pretrain a 70B model on 128 H100s and have $350k for the network.")
     assert "**Recommendation: RoCEv2" in reply and "network budget" in reply
     slots = chat.slots()
-    assert slots["network_budget_usd"] == 150_000 and slots["budget_usd"] is None
+    assert slots["network_budget_usd"] == 350_000 and slots["budget_usd"] is None
 
 
 def test_a_bare_number_answers_the_gpu_question_and_later_corrects_it(chat):

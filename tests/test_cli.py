@@ -127,3 +127,44 @@ def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert says in lines[0]
+
+
+def test_recommend_bom_prints_the_bill_of_materials_table():
+    result = cli(
+        "recommend", "--workload", "training", "--nodes", "16", "--gpu-model", "H100", "--bom", env=_wide_env()
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Bill of materials" in result.stdout
+    for part in ("MQM9700-NS2F", "MMA4Z00-NS", "MFP7E10-N015", "MSN2201-CB2FC", "included"):
+        assert part in result.stdout, part
+
+
+def test_recommend_bom_csv_writes_every_line_and_a_total(tmp_path):
+    import csv
+
+    target = tmp_path / "bom.csv"
+    result = cli(
+        "recommend", "--workload", "training", "--nodes", "16", "--gpu-model", "H100", "--bom-csv", str(target)
+    )
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(target.open(encoding="utf-8", newline="")))
+    body = json.loads(
+        cli("recommend", "--workload", "training", "--nodes", "16", "--gpu-model", "H100", "--json").stdout
+    )
+    assert len(rows) == len(body["bill_of_materials"]) + 1
+    assert rows[-1]["fabric"] == "total"
+    assert int(rows[-1]["total_usd_low"]) == body["cost"]["network_usd_low"]
+    assert all(row["part_number"] and row["source"] for row in rows[:-1])
+    assert str(target) in result.stdout
+
+
+def test_recommend_bom_csv_to_an_unwritable_place_is_exit_code_2(tmp_path):
+    result = cli("recommend", "--workload", "training", "--nodes", "16", "--bom-csv", str(tmp_path / "no" / "x.csv"))
+    assert result.returncode == 2
+    assert "--bom-csv" in result.stderr and "Traceback" not in result.stderr
+
+
+def _wide_env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, "COLUMNS": "220"}

@@ -150,48 +150,20 @@ def test_intra_node_link_per_gpu():
 
 
 def test_cost_reference_reproduces_the_guide():
+    """The guide's figures, kept as the bill of materials' calibration check."""
     ref = catalogue.cost_reference()
     assert (ref.nodes, ref.server_model) == (16, "DGX H100")
     assert ref.infiniband_usd == (200_000, 400_000)
     assert ref.ethernet_400g_usd == (80_000, 150_000)
     assert ref.infiniband_premium_factor == (2, 3)
     assert (ref.example_cluster_usd, ref.example_premium_usd, ref.example_premium_share_pct) == (5_000_000, 200_000, 4)
-    assert ref.reference_usd("ethernet", 400) == (80_000, 150_000)
-    assert ref.reference_usd("ethernet", 100) == (32_000, 60_000)
-    assert ref.reference_usd("rocev2", 400) == (88_000, 165_000)
-    assert ref.reference_usd(Technology.nvlink_only) == (0, 0)
+    assert ref.includes == ["switches", "cables", "NICs"]
 
 
-def test_guides_infiniband_figure_prices_the_ndr_fabric_a_dgx_h100_has():
+def test_guides_infiniband_figure_is_read_as_the_ndr_fabric_a_dgx_h100_has():
     ref = catalogue.cost_reference()
     assert (ref.infiniband_generation, ref.infiniband_gbps) == ("NDR", 400)
     assert "HDR" in ref.note
-    assert ref.reference_usd("infiniband_ndr", 400) == (200_000, 400_000)
-    assert ref.per_node_usd("infiniband_ndr", 400) == (12_500, 25_000)
-    # generations keep the ratios HDR 1 : NDR 1.5 : XDR 2.5
-    hdr, ndr, xdr = (ref.multiplier(t).factor for t in ("infiniband_hdr", "infiniband_ndr", "infiniband_xdr"))
-    assert ndr / hdr == pytest.approx(1.5, rel=0.01) and xdr / hdr == pytest.approx(2.5, rel=0.01)
-    # the guide's 2-3x premium holds between equivalent 400G fabrics
-    low, high = ref.reference_usd("infiniband_ndr", 400)
-    elow, ehigh = ref.reference_usd("rocev2", 400)
-    assert 2 <= (low + high) / (elow + ehigh) <= 3
-
-
-def test_cost_price_names_its_reference_fabric():
-    ref = catalogue.cost_reference()
-    ndr = ref.for_technology("infiniband_ndr")
-    assert (ndr.reference_technology, ndr.reference_gbps) == ("infiniband_ndr", 400)
-    assert (ndr.usd_low, ndr.usd_high, ndr.multiplier) == (200_000, 400_000, 1.0)
-    assert ref.for_technology("infiniband_hdr").multiplier == 0.67
-    assert ndr.multiplier_reason and ndr.label == "InfiniBand NDR (400 Gb/s)"
-    roce = ref.for_technology(Technology.rocev2)
-    assert (roce.reference_technology, roce.reference_gbps, roce.gbps) == ("ethernet", 400, 400)
-    assert (roce.usd_low, roce.usd_high, roce.multiplier) == (80_000, 150_000, 1.1)
-    assert ref.for_technology("ethernet", 100).multiplier == 0.4
-    # every multiplier's reference fabric can be sized
-    for m in ref.multipliers:
-        price = ref.for_technology(m.technology, m.gbps)
-        assert catalogue.switch_for(price.reference_technology, price.reference_gbps).radix_at(price.reference_gbps) > 0
 
 
 def test_roce_checklist():

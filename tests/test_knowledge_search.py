@@ -130,6 +130,7 @@ def test_subjects_for_the_api(db):
         "hardware",
         "links",
         "ports",
+        "pricebook",
         "roce",
         "technologies",
         "topologies",

@@ -49,6 +49,7 @@ def test_subjects_are_the_source_files(records):
         "hardware",
         "links",
         "ports",
+        "pricebook",
         "roce",
         "technologies",
         "topologies",
@@ -204,10 +205,10 @@ def test_discrepancies_with_the_vendor_are_noted(by_id):
 
 
 def test_estimates_are_marked_as_the_projects_own(records):
-    for d in kind(records, "cost"):
-        if "factor" in d and d["factor"] not in (0.0, 1.0):
-            assert d["source"] == "Fabric Advisor estimate (project's own)", d["id"]
-            assert d["rationale"]
+    for d in kind(records, "price_book"):
+        published = ("Freakonomics", "AscentOptics", "ascentoptics")
+        if not any(name in d["source"] for name in published):
+            assert d["source"].startswith("Fabric Advisor estimate (project's own)"), d["id"]
     for link in kind(records, "links"):
         if link["id"] in {"link-nvlink-b200", "link-infiniband-xdr-800", "link-rocev2-400", "link-ethernet-100"}:
             assert "Fabric Advisor estimate" in link["source"]

@@ -238,3 +238,21 @@ def test_blocks_stay_within_slack_limits_for_long_text() -> None:
             assert len(block["elements"]) <= 10
             assert all(len(e["text"]) <= 3000 for e in block["elements"])
     assert len(next(b for b in blocks if "fields" in b)["fields"]) <= 10
+
+
+def test_blocks_give_the_cost_by_category_and_link_the_report_and_the_csv() -> None:
+    from rules.engine import recommend
+
+    rec = recommend(WorkloadProfile(workload="training", node_count=16, gpu_model="H100")).model_copy(
+        update={"id": "r_3f9a0c12"}
+    )
+    url = "https://advisor.example/v1/recommendations/r_3f9a0c12/diagram.svg"
+    blocks = recommendation_blocks(rec, diagram_url=url)
+    fields = next(b for b in blocks if "fields" in b)["fields"]
+    categories = next(f["text"] for f in fields if f["text"].startswith("*Cost by category*"))
+    assert "switches $" in categories and "optics $" in categories
+    footer = [element["text"] for element in blocks[-1]["elements"]]
+    base = "https://advisor.example/v1/recommendations/r_3f9a0c12/"
+    assert f"<{base}report|Printable report>" in footer
+    assert f"<{base}bom.csv|Bill of materials (CSV)>" in footer
+    assert len(fields) <= 10

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.design import price_per_unit
 from rules.engine import recommend
-from rules.models import Recommendation, Technology, WorkloadProfile
-from rules.sizing import network_cost
+from rules.models import Recommendation, WorkloadProfile
 
 
 def advise(**fields) -> Recommendation:
@@ -146,37 +144,45 @@ def test_dragonfly_plus_is_chosen_at_1000_nodes_when_cost_matters():
     assert rec.topology.kind == "dragonfly_plus"
 
 
-def test_the_guides_16_node_fabric_costs_its_infiniband_figure_and_in_ethernet_gear_its_ethernet_figure():
-    """The guide prices one 16-node DGX H100 fabric twice: InfiniBand $200K-$400K and an
-    "equivalent 400GbE Ethernet fabric" $80K-$150K."""
+def test_the_ib_premium_statement_prints_the_ratio_of_the_two_bills_of_materials():
+    """The guide's 2-3x is quoted as the guide's; the figure for this design is computed
+    from the InfiniBand and RoCEv2 compute fabrics' BOMs (the calibration on the guide's
+    own 16-node cluster is in tests/test_sizing_bom.py)."""
     rec = advise(workload="training", node_count=16, gpu_model="H100")
     assert rec.fabric.technology == "infiniband_ndr"
-    assert (rec.cost.network_usd_low, rec.cost.network_usd_high) == (200_000, 400_000)
-    low, high, _ = price_per_unit(Technology.ethernet, 400)
-    same_fabric_in_ethernet = network_cost(rec.topology, 128, low, high, basis="")
-    assert (same_fabric_in_ethernet.network_usd_low, same_fabric_in_ethernet.network_usd_high) == (80_000, 150_000)
-    assert "ib-cost-premium" in fired(rec)
+    statement = next(r.statement for r in rec.explanation if r.rule_id == "ib-cost-premium")
+    roce = next(a for a in rec.alternatives if a.technology == "rocev2")
+    assert roce.relative_cost is not None and roce.relative_cost < 1
+    assert "2-3x" in statement and " RoCEv2's (" in statement
 
 
 @pytest.mark.parametrize("gpus", [16, 64, 128, 256, 1024, 2048, 16_384, 65_536])
-def test_infiniband_costs_at_least_twice_ethernet_at_every_size(gpus):
-    """Port for port InfiniBand gear is 2-3x Ethernet's (seed guide); its designs are never
-    smaller, since its switches have fewer ports, so the premium never drops below 2x."""
+def test_infiniband_is_dearer_than_ethernet_at_every_size_and_says_by_how_much(gpus):
+    """InfiniBand's switches have fewer ports than Spectrum-4's at 400G, so its fabric is
+    never the cheaper one; by how much is computed from the two BOMs, not quoted (optics
+    cost the same on both, so the ratio falls as optics grow to dominate large fabrics)."""
     rec = advise(workload="training", gpu_count=gpus, gpu_model="H100", model_params_b=70)
     assert rec.fabric.technology.startswith("infiniband")
     for alternative in rec.alternatives:
-        assert rec.cost.network_usd_low >= 2 * alternative.network_usd_low, alternative.technology
-        assert "cheaper" in alternative.trade_off.lower()
+        assert rec.cost.network_usd_low > alternative.network_usd_low, alternative.technology
+        # the storage and management networks cost the same under both, so on one switch
+        # each (64 GPUs) the whole networks come within 10 % and say so
+        expected = "cheaper" if alternative.relative_cost < 0.9 else "similar in cost"
+        assert expected in alternative.trade_off.lower()
+        midpoint = (alternative.network_usd_low + alternative.network_usd_high) / (
+            rec.cost.network_usd_low + rec.cost.network_usd_high
+        )
+        assert alternative.relative_cost == pytest.approx(midpoint, abs=0.01)
 
 
 def test_a_network_budget_infiniband_does_not_fit_gets_roce_that_does():
     fits = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=1_000_000)
     assert fits.fabric.technology == "infiniband_ndr"
     assert "network-within-network-budget" in fired(fits)
-    tight = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=150_000)
+    tight = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=350_000)
     assert tight.fabric.technology == "rocev2"
     assert "ib-over-network-budget" in fired(tight)
-    assert tight.cost.network_usd_high <= 150_000
+    assert tight.cost.network_usd_high <= 350_000
 
 
 def test_a_network_budget_under_every_fabric_is_warned_about_not_ignored():
@@ -241,7 +247,7 @@ def test_a_fabric_that_fits_one_small_switch_gets_that_switch_and_its_price():
     assert rec.fabric.technology == "ethernet"
     assert rec.topology.tiers == 1 and rec.fabric.switch_radix < 128  # not a 128-port SN5600 for 8 ports
     ib = next(a for a in rec.alternatives if a.technology.startswith("infiniband"))
-    assert rec.cost.network_usd_high < ib.network_usd_low  # InfiniBand stays the dearer fabric
+    assert ib.relative_cost is not None and ib.relative_cost > 1  # InfiniBand stays the dearer fabric
 
 
 def test_roce_costs_about_ten_percent_more_than_ethernet_at_every_size():

@@ -179,6 +179,20 @@ def assert_card_shows(card, rec: dict) -> None:
             f"{compute[0]['count']} × {compute[0]['gbps']}G compute"
         )
 
+    if rec["bill_of_materials"]:
+        biggest = max(rec["cost"]["by_category"], key=lambda part: part["usd_high"])
+        names = {"switch": "switches", "transceiver": "optics", "cable": "cables", "fibre": "fibre", "spare": "spares"}
+        expect(card.locator('[data-field="cost-categories"]')).to_contain_text(
+            names.get(biggest["name"], biggest["name"])
+        )
+        expect(card.locator('[data-field="cost-networks"]')).to_contain_text("compute fabric")
+        expect(card.locator('a[data-field="report"]')).to_have_attribute(
+            "href", re.compile(rf"/v1/recommendations/{rec['id']}/report$")
+        )
+        expect(card.locator('a[data-field="bom-csv"]')).to_have_attribute(
+            "href", re.compile(rf"/v1/recommendations/{rec['id']}/bom\.csv$")
+        )
+
     reasons = card.locator(".card__why > .reasons > li")
     expect(reasons).to_have_count(min(4, len(rec["explanation"])))
     for i, reason in enumerate(rec["explanation"][:4]):

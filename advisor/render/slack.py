@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.render.bom import category_lines, sibling_url
 from advisor.render.markdown import (
     TOPOLOGY_NAMES,
     cables_line,
@@ -122,9 +123,10 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
     """A recommendation as a Slack Block Kit message.
 
     A header names the fabric, fields give the figures (fabric, topology, ports per
-    server, switches, cables, network cost, all-reduce), then the top `reasons` rules
-    each with its source, the warnings, a link to the topology diagram (Slack's image
-    block cannot show SVG) and the id to refer to. Send the markdown summary, through
+    server, switches, cables, network cost, cost by category, all-reduce), then the top
+    `reasons` rules each with its source, the warnings, links to the topology diagram
+    (Slack's image block cannot show SVG), the printable report and the bill of
+    materials as CSV, and the id to refer to. Send the markdown summary, through
     `markdown_to_mrkdwn`, as the message's `text`: Slack shows it in notifications.
     """
     f, t, perf = rec.fabric, rec.topology, rec.performance
@@ -137,6 +139,8 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
         ("Cables", cables_line(t)),
         ("Network cost", cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)),
     ]
+    if rec.cost.by_category:
+        fields.append(("Cost by category", "\n".join(category_lines(rec.cost))))
     if perf.allreduce_ms is not None:
         fields.append(
             (
@@ -162,6 +166,9 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
     links = []
     if diagram_url:
         links.append(f"<{_url(diagram_url)}|Topology diagram (SVG)>")
+    report, csv = sibling_url(diagram_url, "report"), sibling_url(diagram_url, "bom.csv")
+    if report and csv and rec.bill_of_materials:
+        links += [f"<{_url(report)}|Printable report>", f"<{_url(csv)}|Bill of materials (CSV)>"]
     if rec.id:
         links.append(f"Recommendation id `{escape(rec.id)}`")
     links.append("Say *why?* for every rule, or *compare* for the alternatives")

@@ -6,6 +6,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from advisor.render.bom import FABRIC_NAMES, fabric_lines
 from advisor.render.markdown import (
     PORT_ROLES,
     cables_line,
@@ -28,6 +29,8 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
     summary.add_row("Switches", switches_line(t))
     summary.add_row("Cables", cables_line(t))
     summary.add_row("Network cost", cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high))
+    if rec.cost.by_fabric:
+        summary.add_row("By network", "; ".join(fabric_lines(rec.cost)))
     if perf.allreduce_ms is not None:
         summary.add_row("All-reduce", f"{duration(perf.allreduce_ms)} per gradient sync")
     summary.add_row("Training throughput", f"{perf.relative_training_throughput:.0%} of InfiniBand")
@@ -75,6 +78,50 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
         parts.append(alternatives)
     parts += [Text(f"Check: {w}", style="yellow") for w in rec.warnings]
     return Group(*parts)
+
+
+def bom_view(rec: Recommendation) -> Table:
+    """The bill of materials: one row per line, then the total per network and overall."""
+    table = Table(
+        title=f"Bill of materials (price book {rec.cost.price_book_date or '-'}; low = street, high = list)",
+        title_justify="left",
+    )
+    for column, justify in (
+        ("network", "left"),
+        ("category", "left"),
+        ("part number", "left"),
+        ("description", "left"),
+        ("qty", "right"),
+        ("unit", "right"),
+        ("total", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for line in rec.bill_of_materials:
+        unit = "included" if line.included else cost_range(line.unit_usd_low, line.unit_usd_high)
+        total = "included" if line.included else cost_range(line.usd_low, line.usd_high)
+        table.add_row(
+            line.fabric,
+            line.category,
+            line.part_number,
+            line.description,
+            f"{line.quantity:,}",
+            unit,
+            total,
+        )
+    for part in rec.cost.by_fabric:
+        table.add_row(
+            f"[bold]{FABRIC_NAMES[part.name]}[/bold]",
+            "",
+            "",
+            f"{part.watts:,} W, {part.rack_units}U",
+            "",
+            "",
+            cost_range(part.usd_low, part.usd_high),
+        )
+    table.add_row(
+        "[bold]total[/bold]", "", "", "", "", "", cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)
+    )
+    return table
 
 
 def topology_view(t: Topology) -> Table:

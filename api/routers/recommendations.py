@@ -1,5 +1,5 @@
 """Recommendations: create one from a workload profile, fetch it by its shareable id,
-draw its topology as SVG.
+draw its topology as SVG, export its bill of materials as CSV, print it as a report.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from fastapi import APIRouter, Body, HTTPException, Path, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from advisor.render.bom import bom_csv
+from advisor.render.report import report_html
 from advisor.render.svg import topology_svg
 from api.deps import Service
 from api.schemas import Problem, ValidationProblem, json_error, json_model
@@ -59,6 +61,24 @@ NOT_FOUND = {
 
 class SVGResponse(Response):
     media_type = "image/svg+xml"
+
+
+class CSVResponse(Response):
+    media_type = "text/csv; charset=utf-8"
+
+
+class HTMLReportResponse(Response):
+    media_type = "text/html; charset=utf-8"
+
+
+def _non_json(media_type: str, description: str) -> dict:
+    """The responses of an endpoint whose success is not JSON, its errors JSON."""
+    return {
+        200: {"content": {media_type: {"schema": {"type": "string"}}}, "description": description},
+        401: json_error(Problem, "API key missing or wrong (only when the server sets one)."),
+        404: json_error(Problem, "No recommendation has this id."),
+        422: json_error(ValidationProblem, "The id has characters ids never have."),
+    }
 
 
 @router.post(
@@ -114,6 +134,35 @@ async def get_recommendation(rec_id: RecId, service: Service) -> Response:
 async def get_diagram(rec_id: RecId, service: Service) -> SVGResponse:
     """The recommended topology drawn as SVG: switch tiers, counts and links."""
     return SVGResponse(topology_svg(_stored(service, rec_id)))
+
+
+@router.get(
+    "/{rec_id}/bom.csv",
+    summary="Bill of materials of a recommendation, as CSV",
+    response_class=CSVResponse,
+    responses=_non_json(
+        "text/csv", "One row per part (network, category, part number, quantity, prices, source), then a total row."
+    ),
+)
+async def get_bom_csv(rec_id: RecId, service: Service) -> CSVResponse:
+    """Every part of the recommended network with its low and high price, date and
+    source, for a spreadsheet or a quote."""
+    return CSVResponse(
+        bom_csv(_stored(service, rec_id)),
+        headers={"Content-Disposition": f'attachment; filename="{rec_id}-bom.csv"'},
+    )
+
+
+@router.get(
+    "/{rec_id}/report",
+    summary="Printable report of a recommendation",
+    response_class=HTMLReportResponse,
+    responses=_non_json("text/html", "A self-contained HTML page, laid out to print on A4."),
+)
+async def get_report(rec_id: RecId, service: Service) -> HTMLReportResponse:
+    """The design, its diagram, the bill of materials with totals, the reasons with their
+    sources, the assumptions and the price book's date: a page to send a customer."""
+    return HTMLReportResponse(report_html(_stored(service, rec_id)))
 
 
 def _stored(service: Service, rec_id: str) -> Recommendation:

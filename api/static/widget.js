@@ -134,6 +134,33 @@
     return t.cables.map(function (c) { return num(c.count) + " " + c.tier + " (" + c.gbps + "G)"; }).join(", ");
   }
 
+  var CATEGORY_NAMES = {
+    "switch": "switches", nic: "NICs", transceiver: "optics", cable: "cables", fibre: "fibre",
+    software: "software", spare: "spares"
+  };
+  var FABRIC_NAMES = {
+    compute: "compute fabric", storage: "storage", in_band: "in-band management", out_of_band: "out-of-band management"
+  };
+
+  /** Links beside the diagram: the printable report and the BOM as CSV (same base URL). */
+  function siblingUrl(diagramUrl, name) {
+    return diagramUrl ? diagramUrl.replace(/\/diagram\.svg$/, "/" + name) : null;
+  }
+
+  /** "switches $216K – $300K", largest first; the cost of each kind of part. */
+  function costByCategory(cost) {
+    return (cost.by_category || []).filter(function (p) { return p.usd_high > 0; })
+      .sort(function (a, b) { return b.usd_high - a.usd_high; })
+      .map(function (p) { return (CATEGORY_NAMES[p.name] || p.name) + " " + usd(p.usd_low) + " – " + usd(p.usd_high); });
+  }
+
+  function costByFabric(cost) {
+    return (cost.by_fabric || []).map(function (p) {
+      return (FABRIC_NAMES[p.name] || p.name) + " " + usd(p.usd_low) + " – " + usd(p.usd_high) +
+        " (" + (p.watts / 1000).toFixed(1) + " kW)";
+    });
+  }
+
   function workloadLine(p) {
     var gpu = p.gpu_model ? p.gpu_model + " " : "";
     var model = p.model_params_b ? ", " + p.model_params_b + "B-parameter model" : "";
@@ -286,6 +313,10 @@
       fact("Ports per server", portsLines(rec.ports_per_server).length ? portsLines(rec.ports_per_server) : "none", "ports"),
       fact("Cables", cablesLine(t), "cables")
     ];
+    if (costByCategory(cost).length) {
+      details.push(fact("Cost by category", costByCategory(cost), "cost-categories"));
+      details.push(fact("Cost by network", costByFabric(cost), "cost-networks"));
+    }
 
     var card = h("article", { class: "card", "aria-label": "Recommendation: " + title, "data-recommendation-id": rec.id || "" }, [
       h("header", { class: "card__head" }, [
@@ -364,8 +395,14 @@
       ]));
     }
 
+    var reportUrl = siblingUrl(message.diagramUrl, "report"), csvUrl = siblingUrl(message.diagramUrl, "bom.csv");
     card.appendChild(h("footer", { class: "card__foot" }, [
       rec.id ? h("span", { class: "card__id" }, ["Recommendation ", h("code", { text: rec.id })]) : null,
+      reportUrl ? h("span", { class: "card__links" }, [
+        h("a", { href: reportUrl, target: "_blank", rel: "noopener noreferrer", "data-field": "report", text: "Printable report" }),
+        " · ",
+        h("a", { href: csvUrl, download: "", "data-field": "bom-csv", text: "Bill of materials (CSV)" })
+      ]) : null,
       h("span", { class: "card__actions" }, [
         h("button", { class: "chip", type: "button", onclick: function () { send("why?"); } }, ["Why? (all rules)"]),
         h("button", { class: "chip", type: "button", onclick: function () { send("compare"); } }, ["Compare fabrics"])

@@ -53,8 +53,10 @@ def send_recommendation(
         if head:
             say(dispatcher, tracker, head)  # the card carries the summary
         # Rasa's socket.io channel emits a custom message as `emit(bot_message_evt, **custom)`:
-        # under "data", the widget's bot_uttered handler receives exactly this payload
-        payload = {"recommendation": rec.model_dump(mode="json"), "diagram_url": url}
+        # under "data", the widget's bot_uttered handler receives exactly this payload. The
+        # card shows the cost by category and links the BOM, so the lines stay out of the
+        # tracker (Rasa sends the whole tracker to the action server on every call).
+        payload = {"recommendation": rec.model_dump(mode="json", exclude={"bill_of_materials"}), "diagram_url": url}
         dispatcher.utter_message(json_message={"data": payload})
         return
     if head:

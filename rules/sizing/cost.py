@@ -1,72 +1,88 @@
-"""A network cost range scaled from one priced reference fabric.
+"""The network cost: the bill of materials summed, by fabric and by category, with its
+power and rack space.
 
-The only prices we have are whole-fabric figures, e.g. the seed guide ("What is the
-cost difference between InfiniBand and Ethernet for a GPU cluster?"): a 16-node DGX
-H100 cluster's InfiniBand HDR fabric "(switches + cables + NICs): ~$200K-$400K",
-400GbE Ethernet "~$80K-$150K". So the cost model is deliberately simple: measure a
-fabric in port-equivalents (switch ports installed + NIC ports + cables, each of
-which is roughly one optic or port's worth of money), derive $/unit from the
-reference fabric sized with the same functions, and multiply. Honest about what it
-is: a scaled range, not a quote.
+Each BOM line carries a low and a high unit price from the dated price book (street to
+list), so the cost is two sums, not a scaled guess; ratios between fabrics ("InfiniBand
+costs 2.6x RoCEv2") are computed from two such sums (`cost_ratio`).
 
-    units = fabric_units(reference_topology, nic_ports=128)
-    low, high = usd_per_unit(200_000, 400_000, units)
-    cost = network_cost(topology, nic_ports, low, high, basis="...", budget_usd=5e6)
+    cost = network_cost(lines, gpus=128, budget_usd=5e6, price_book_date="2024-08", assumptions=[...])
 """
 
 from __future__ import annotations
 
-from rules.models import Cost, Topology
+from collections.abc import Iterable
 
+from rules.models import BomLine, Cost, CostPart
 
-def fabric_units(topology: Topology, nic_ports: int) -> int:
-    """Port-equivalents a fabric is made of: switches x radix + NIC ports + cables."""
-    if nic_ports < 0:
-        raise ValueError(f"nic_ports: must be >= 0, got {nic_ports}")
-    switch_ports = topology.total_switches * (topology.radix or 0)
-    return switch_ports + nic_ports + topology.total_cables
-
-
-def usd_per_unit(reference_usd_low: float, reference_usd_high: float, reference_units: int) -> tuple[float, float]:
-    """$/unit (low, high) from a priced reference fabric of `reference_units` units."""
-    if reference_units <= 0:
-        raise ValueError("reference_units: the reference fabric must have at least one unit")
-    return reference_usd_low / reference_units, reference_usd_high / reference_units
+FABRIC_ORDER = ("compute", "storage", "in_band", "out_of_band")
+CATEGORY_ORDER = ("switch", "nic", "transceiver", "cable", "fibre", "software", "spare")
 
 
 def _thousands(usd: float) -> int:
-    return int(round(usd / 1000)) * 1000
+    return round(usd / 1000) * 1000
+
+
+def _part(name: str, lines: list[BomLine]) -> CostPart:
+    return CostPart(
+        name=name,
+        usd_low=_thousands(sum(line.usd_low for line in lines)),
+        usd_high=_thousands(sum(line.usd_high for line in lines)),
+        watts=round(sum(line.quantity * (line.watts or 0) for line in lines if not line.included)),
+        rack_units=round(sum(line.quantity * (line.rack_units or 0) for line in lines if line.category == "switch")),
+    )
+
+
+def _parts(lines: Iterable[BomLine], attribute: str, order: tuple[str, ...]) -> list[CostPart]:
+    groups: dict[str, list[BomLine]] = {}
+    for line in lines:
+        groups.setdefault(getattr(line, attribute), []).append(line)
+    return [_part(name, groups[name]) for name in order if name in groups]
 
 
 def network_cost(
-    topology: Topology,
-    nic_ports: int,
-    usd_per_unit_low: float,
-    usd_per_unit_high: float,
-    basis: str,
+    lines: list[BomLine],
+    gpus: int,
     budget_usd: float | None = None,
+    price_book_date: str | None = None,
+    assumptions: list[str] | None = None,
+    basis: str | None = None,
 ) -> Cost:
-    """Network cost range = fabric units x $/unit, to the nearest $1,000.
-
-    `basis` says where the $/unit came from (e.g. "scaled from the seed guide's
-    16-node DGX H100 InfiniBand HDR fabric, $200K-$400K, by port-equivalents"); the
-    unit count is appended. With a budget, the shares are cost / budget.
-    """
-    if usd_per_unit_low < 0 or usd_per_unit_high < usd_per_unit_low:
-        raise ValueError("usd_per_unit: need 0 <= low <= high")
-    units = fabric_units(topology, nic_ports)
-    low = _thousands(units * usd_per_unit_low)
-    high = _thousands(units * usd_per_unit_high)
-    share_low = share_high = None
-    if budget_usd is not None:
-        if budget_usd <= 0:
-            raise ValueError(f"budget_usd: must be > 0, got {budget_usd}")
-        share_low = round(low / budget_usd, 4)
-        share_high = round(high / budget_usd, 4)
+    """The cost of a bill of materials: its sums (to the nearest $1,000), per fabric and
+    category, per GPU, and as a share of the budget when one is given."""
+    if gpus < 1:
+        raise ValueError(f"gpus: must be at least 1, got {gpus}")
+    if budget_usd is not None and budget_usd <= 0:
+        raise ValueError(f"budget_usd: must be > 0, got {budget_usd}")
+    whole = _part("network", lines)
+    low, high = whole.usd_low, whole.usd_high
+    dated = f" of {price_book_date}" if price_book_date else ""
     return Cost(
         network_usd_low=low,
         network_usd_high=high,
-        basis=f"{basis} ({units:,} port-equivalents: switch ports + NIC ports + cables)",
-        budget_share_low=share_low,
-        budget_share_high=share_high,
+        basis=basis
+        or (
+            f"Sum of the bill of materials ({len(lines)} lines) at the price book{dated}: low at street, "
+            "high at list prices; NICs that ship with the servers at $0."
+        ),
+        budget_share_low=round(low / budget_usd, 4) if budget_usd else None,
+        budget_share_high=round(high / budget_usd, 4) if budget_usd else None,
+        per_gpu_usd_low=round(low / gpus),
+        per_gpu_usd_high=round(high / gpus),
+        by_fabric=_parts(lines, "fabric", FABRIC_ORDER),
+        by_category=_parts(lines, "category", CATEGORY_ORDER),
+        watts=whole.watts,
+        rack_units=whole.rack_units,
+        price_book_date=price_book_date,
+        assumptions=list(assumptions or []),
     )
+
+
+def midpoint(low: float, high: float) -> float:
+    return (low + high) / 2
+
+
+def cost_ratio(numerator: tuple[float, float], denominator: tuple[float, float]) -> float:
+    """How many times one cost range is another, at the ranges' midpoints (0 when the
+    denominator is nothing)."""
+    below = midpoint(*denominator)
+    return round(midpoint(*numerator) / below, 2) if below > 0 else 0.0

@@ -1,0 +1,294 @@
+"""The bill of materials of one designed fabric, and the cost summed from it.
+
+The compute fabric's parts follow its topology (switches, optics or copper by reach,
+fibre, spares); the storage, in-band and out-of-band networks are sized for the same
+servers. Prices come from the dated price book (knowledge/sources/pricebook.yaml).
+Everything here is a pure function of a design's counts, so results are remembered
+per design: a profile asked again costs nothing to price.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cache
+from typing import Any, NamedTuple
+
+from knowledge import catalogue
+from knowledge.pricebook import price_book
+from rules import sizing
+from rules.models import BomLine, CableTier, Cost, Port, PortRole, Technology, Topology, TopologyKind, WorkloadProfile
+
+INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
+
+
+class ServerLayout(NamedTuple):
+    """How a design's servers meet its networks (derived facts, see rules/facts.py)."""
+
+    multi_node: bool  # more than one server / NVLink domain: there are networks to build
+    compute_fabric: bool  # the GPUs need a compute fabric (training, or a model served across servers)
+    fabric_ports: int  # compute-fabric ports per server (0 without a compute fabric)
+    edge_ports: int  # ports per server on the fabric that was sized (compute, else serving)
+
+
+#: The NIC bought for a server the catalogue does not know, by link speed class.
+NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6", 400: "ConnectX-7", 800: "ConnectX-8"}
+#: The NIC of a storage or in-band port on an unknown server (one dual-port card per server).
+SERVICE_NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6 Dx", 400: "BlueField-3", 800: "BlueField-3"}
+#: Server cages that take twin-port modules say so in the catalogue's connector text.
+_TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
+#: Networks dual-homed to a pair of switches (NVIDIA HGX AI Factory RA: north-south
+#: dual-homed; DGX BasePOD: bonded storage and in-band pairs); out-of-band is single.
+DUAL_HOMED = frozenset({"storage", "in_band"})
+SERVICE_FABRICS = {PortRole.storage: "storage", PortRole.inband_management: "in_band"}
+
+
+def server_ports(profile: WorkloadProfile, fabric_ports: int, link_gbps: int) -> list[Port]:
+    """The server's ports: its catalogue layout, with the compute (or, for inference,
+    the serving) ports at the speed the fabric was designed for. A single server (or one
+    NVL72 rack) has no compute fabric, so no compute ports (`fabric_ports` 0). An NVL72
+    "node" is the rack: its per-tray ports are counted for every tray. A PCIe server gets
+    the compute ports it can feed (one per two GPUs); a model served across servers gets
+    one per GPU."""
+    server = catalogue.server_for(profile.gpu_model)
+    gpn = profile.gpus_per_node or 1
+    trays = gpn // server.gpus if server and server.rack_scale and gpn > server.gpus else 1
+
+    def per_node(count: int, gbps: int) -> tuple[int, int]:
+        return count * trays, gbps
+
+    inference = None
+    if profile.workload == "inference":
+        ports = server.inference_ports if server and server.inference_ports else INFERENCE_PORTS_PER_SERVER
+        serving_gbps = server.inference_gbps if server and server.inference_gbps else 100
+        inference = per_node(ports, serving_gbps if fabric_ports else link_gbps or serving_gbps)
+    return sizing.ports_per_server(
+        workload=str(profile.workload),
+        gpus_per_node=gpn,
+        compute_gbps=link_gbps or (server.compute_gbps if server else 400),
+        compute_ports=fabric_ports,
+        storage=per_node(server.storage_ports, server.storage_gbps) if server else None,
+        inband=per_node(server.inband_ports, server.inband_gbps) if server else None,
+        oob=per_node(server.oob_ports, server.oob_gbps) if server else None,
+        inference=inference,
+        served_across_servers=bool(fabric_ports) and profile.workload == "inference",
+    )
+
+
+def _compute_server_side(
+    gpu_model: str | None, nodes: int, ports: int, compute_fabric: bool, link_gbps: int
+) -> sizing.ServerSide:
+    """What the servers bring to the fabric that was sized: `ports` per server (the compute
+    ports where the GPUs need a compute fabric, else the serving ports), the cages those
+    ports sit in, and whether the NICs ship with the servers (every catalogued server) or
+    are bought (an unknown GPU model)."""
+    server = catalogue.server_for(gpu_model)
+    training = compute_fabric
+    if server is None or not server.compute_nic:
+        return sizing.ServerSide(
+            nodes=nodes,
+            ports_per_node=ports,
+            gbps=link_gbps,
+            nic_model=NIC_FOR_SPEED[sizing.speed_class(link_gbps)] if link_gbps > 1 else None,
+            nic_included=False,
+        )
+    return sizing.ServerSide(
+        nodes=nodes,
+        ports_per_node=ports,
+        gbps=link_gbps,
+        twin_port=training and bool(_TWIN_CAGES.search(server.compute_connector)),
+        nic_model=server.compute_nic,
+        nic_included=True,
+    )
+
+
+def _service_switch(gbps: int, ports: int) -> catalogue.Switch:
+    """The Ethernet switch of a storage, in-band or out-of-band network: the smallest that
+    holds every port on its own, else the one with the most ports at that speed."""
+    usable = [s for s in catalogue.switches() if s.fabric == "ethernet" and s.radix_at(gbps) > 0]
+    fits = [s for s in usable if ports <= s.radix_at(gbps)]
+    if fits:
+        return min(fits, key=lambda s: s.radix_at(gbps))
+    return max(usable, key=lambda s: s.radix_at(gbps))
+
+
+def _times(topology: Topology, copies: int) -> Topology:
+    """`copies` identical fabrics counted as one: the two sides of a dual-homed pair, or
+    the pods of a network too large for three tiers of its switch."""
+    if copies == 1:
+        return topology
+    return topology.model_copy(
+        update={
+            "leaf_switches": copies * topology.leaf_switches,
+            "spine_switches": copies * topology.spine_switches,
+            "core_switches": copies * topology.core_switches,
+            "endpoints": copies * topology.endpoints,
+            "cables": [c.model_copy(update={"count": copies * c.count}) for c in topology.cables],
+        }
+    )
+
+
+@cache
+def _service_lines(fabric: str, nodes: int, ports: int, gbps: int, server_known: bool) -> tuple[BomLine, ...]:
+    """A storage or in-band network for `nodes` servers of `ports` ports: a non-blocking
+    fat-tree per side, dual-homed (each server's ports split over two identical fabrics);
+    past three tiers of the largest switch, split into identical pods."""
+    book = price_book()
+    sides = 2 if fabric in DUAL_HOMED and ports >= 2 else 1
+    per_side = math.ceil(nodes * ports / sides)
+    switch = _service_switch(gbps, per_side)
+    radix = switch.radix_at(gbps)
+    pods = math.ceil(per_side / sizing.fat_tree_capacity(radix, 3)) if radix >= 4 else 1
+    topology = _times(sizing.size_fat_tree(math.ceil(per_side / pods), radix, gbps), sides * pods)
+    server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=gbps)
+    lines = sizing.fabric_lines(fabric, topology, sizing.SwitchPart(switch.model), server, book)  # type: ignore[arg-type]
+    if not server_known:
+        nic = book.price(f"nic/{SERVICE_NIC_FOR_SPEED[sizing.speed_class(gbps)]}")
+        lines.insert(
+            1, _nic_line(fabric, nic, nodes, f"{nodes:,} servers x one dual-port card for {ports} {gbps}G port(s)")
+        )
+    return tuple(lines)
+
+
+def _nic_line(fabric: str, price: Any, quantity: int, note: str) -> BomLine:
+    return BomLine(
+        fabric=fabric,  # type: ignore[arg-type]
+        category=price.category,
+        part_number=price.part_number,
+        description=price.description,
+        quantity=quantity,
+        unit_usd_low=price.usd[0],
+        unit_usd_high=price.usd[1],
+        watts=price.watts,
+        price_date=price.date,
+        source=price.source,
+        note=note,
+    )
+
+
+@cache
+def _oob_lines(nodes: int, ports: int, switches: int) -> tuple[BomLine, ...]:
+    """Out-of-band: every server's BMC port and every switch's management port on 1GbE
+    switches, one per 48 ports; their 100G uplinks into the in-band network are not listed."""
+    endpoints = nodes * ports + switches
+    if endpoints <= 0:
+        return ()
+    switch = _service_switch(1, 1)
+    radix = switch.radix_at(1)
+    leaves = math.ceil(endpoints / radix)
+    topology = Topology(
+        kind=TopologyKind.fat_tree,
+        tiers=1,
+        endpoints=endpoints,
+        radix=radix,
+        leaf_switches=leaves,
+        spine_switches=0,
+        core_switches=0,
+        cables=[CableTier(tier="node-leaf", count=endpoints, gbps=1)],
+        bisection_gbps=0,
+    )
+    server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=1)
+    return tuple(sizing.fabric_lines("out_of_band", topology, sizing.SwitchPart(switch.model), server, price_book()))
+
+
+@cache
+def _compute_lines(
+    switch_model: str, topology_json: str, gpu_model: str | None, nodes: int, edge_ports: int, compute_fabric: bool
+) -> tuple[BomLine, ...]:
+    """The compute fabric's lines, remembered per design: a pure function of the counts."""
+    topology = Topology.model_validate_json(topology_json)
+    link_gbps = topology.cables[0].gbps if topology.cables else 0
+    server = _compute_server_side(gpu_model, nodes, edge_ports, compute_fabric, link_gbps)
+    return tuple(sizing.fabric_lines("compute", topology, sizing.SwitchPart(switch_model), server, price_book()))
+
+
+def bill_of_materials(
+    technology: Technology, topology: Topology, switch_model: str | None, profile: WorkloadProfile, layout: ServerLayout
+) -> list[BomLine]:
+    """Every priced part of the network for this design: the compute fabric (empty for
+    NVLink only), then the storage, in-band and out-of-band networks the servers need."""
+    link_gbps = topology.cables[0].gbps if topology.cables else 0
+    lines: list[BomLine] = []
+    if technology != Technology.nvlink_only and switch_model and topology.total_switches:
+        lines += _compute_lines(
+            switch_model,
+            topology.model_dump_json(),
+            profile.gpu_model,
+            profile.node_count or 1,
+            layout.edge_ports,
+            layout.compute_fabric,
+        )
+    if not layout.multi_node:
+        return lines
+    server_known = catalogue.server_for(profile.gpu_model) is not None
+    oob_ports = 0
+    for port in server_ports(profile, layout.fabric_ports, link_gbps):
+        if port.role in SERVICE_FABRICS:
+            lines += _service_lines(SERVICE_FABRICS[port.role], profile.node_count, port.count, port.gbps, server_known)
+        elif port.role == PortRole.out_of_band:
+            oob_ports = port.count
+    switches = sum(line.quantity for line in lines if line.category == "switch")
+    return [*lines, *_oob_lines(profile.node_count or 1, oob_ports, switches)]
+
+
+def bom_assumptions() -> list[str]:
+    """What every bill of materials assumes, from the price book, in words."""
+    book = price_book()
+    a = book.assumptions
+    return [
+        a.text,
+        "NICs that ship with the servers (the compute, storage and management ports of every catalogued "
+        "server) are listed as included at $0, not bought twice; the seed guide's 'switches + cables + NICs' "
+        "figure for 16 DGX H100 is therefore compared with the compute fabric's switches, optics, cables, "
+        "fibre and spares.",
+        f"Prices: the price book of {book.date}, low at street and high at list prices, each with its source.",
+    ]
+
+
+@cache
+def priced(
+    technology: Technology,
+    switch_model: str | None,
+    topology_json: str,
+    gpu_model: str | None,
+    workload: str,
+    nodes: int,
+    gpus_per_node: int,
+    gpus: int,
+    layout: ServerLayout,
+) -> tuple[tuple[BomLine, ...], Cost]:
+    """A design's bill of materials and its cost before any budget: a pure function of
+    the design's counts, remembered so a profile asked again costs nothing to price."""
+    profile = WorkloadProfile(
+        workload=workload,  # type: ignore[arg-type]
+        gpu_count=gpus,
+        node_count=nodes,
+        gpus_per_node=gpus_per_node,
+        gpu_model=gpu_model,
+    )
+    topology = Topology.model_validate_json(topology_json)
+    lines = bill_of_materials(technology, topology, switch_model, profile, layout)
+    if not lines:
+        cost = Cost(
+            network_usd_low=0,
+            network_usd_high=0,
+            basis="NVLink is included in SXM servers; no network to buy for one server.",
+            per_gpu_usd_low=0,
+            per_gpu_usd_high=0,
+            price_book_date=price_book().date,
+        )
+    else:
+        cost = sizing.network_cost(lines, gpus=gpus, price_book_date=price_book().date, assumptions=bom_assumptions())
+    return tuple(lines), cost
+
+
+def with_budget(cost: Cost, budget_usd: float | None) -> Cost:
+    """The cost with its share of the budget, when a budget is given."""
+    if not budget_usd:
+        return cost
+    return cost.model_copy(
+        update={
+            "budget_share_low": round(cost.network_usd_low / budget_usd, 4),
+            "budget_share_high": round(cost.network_usd_high / budget_usd, 4),
+        }
+    )
