@@ -15,9 +15,9 @@ from typing import Any
 import yaml
 
 from knowledge import catalogue
-from rules import sizing
+from rules import sizing, traffic
 from rules.facts import usd_range
-from rules.models import Cost, Fabric, Technology, Topology, TopologyKind, WorkloadProfile
+from rules.models import Cost, Fabric, StepEstimate, Technology, Topology, TopologyKind, WorkloadProfile
 from rules.rulebook import Fired, decisions, evaluate
 
 IB_GENERATION_GBPS = {"hdr": 200, "ndr": 400, "xdr": 800}
@@ -56,6 +56,7 @@ class Candidate:
     option: Option
     allreduce: sizing.AllReduceEstimate | None
     message_bytes: int | None
+    step: StepEstimate | None = None
     fired: list[Fired] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -81,8 +82,11 @@ def fabric_name(technology: Technology, gbps: int) -> str:
     return "NVLink only (one server)"
 
 
-def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Candidate:
-    """Design and size one candidate fabric family for the profile."""
+def design(
+    family: str, facts: dict[str, Any], profile: WorkloadProfile, job: traffic.Traffic | None = None
+) -> Candidate:
+    """Design and size one candidate fabric family for the profile; `job` is the training
+    traffic every candidate is timed on (None for inference: no all-reduce)."""
     facts = {**facts, "fabric": family}
     link_fired = evaluate("link", facts)
     technology, requested = technology_for(family, decisions(link_fired))
@@ -112,8 +116,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         )
         nic_ports = _edge_ports(facts)
     cost = _cost(technology, topology, nic_ports, profile)
-    message = sizing.default_message_bytes(profile.model_params_b or DEFAULT_PARAMS_B)
-    allreduce = _allreduce(technology, link_gbps, message, profile) if facts["training"] else None
+    allreduce, step = _allreduce(technology, link_gbps, topology, job) if job else (None, None)
     return Candidate(
         family=family,
         technology=technology,
@@ -122,7 +125,8 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         cost=cost,
         option=option,
         allreduce=allreduce,
-        message_bytes=message if allreduce else None,
+        message_bytes=job.message_bytes if job else None,
+        step=step,
         fired=link_fired + topology_fired,
         notes=list(topology.notes),
     )
@@ -278,27 +282,7 @@ def _cost(technology: Technology, topology: Topology, nic_ports: int, profile: W
 
 
 def _allreduce(
-    technology: Technology, link_gbps: int, message: int, profile: WorkloadProfile
-) -> sizing.AllReduceEstimate:
-    nvlink = catalogue.nvlink(profile.gpu_model)
-    if technology == Technology.nvlink_only:
-        network = nvlink
-    else:
-        network = catalogue.link(str(technology), link_gbps)
-    estimate = sizing.allreduce_estimate(
-        message_bytes=message,
-        gpus=profile.gpu_count,
-        gpus_per_node=profile.gpus_per_node,
-        nvlink_busbw_gbytes=nvlink.achievable_busbw_gbytes,
-        nic_busbw_gbytes=network.achievable_busbw_gbytes,
-        nvlink_latency_us=nvlink.latency_us_model,
-        network_latency_us=network.latency_us_model,
-    )
-    sources = f"Bandwidths: {nvlink.source}" + ("" if network is nvlink else f"; {network.source}")
-    extra = [sources]
-    if profile.model_params_b is None:
-        extra.insert(0, f"Model size not given: estimated for a {DEFAULT_PARAMS_B:g}B-parameter model.")
-    return estimate.model_copy(update={"assumptions": [*estimate.assumptions, *extra]})
-
-
-DEFAULT_PARAMS_B = 7.0
+    technology: Technology, link_gbps: int, topology: Topology, job: traffic.Traffic
+) -> tuple[sizing.AllReduceEstimate, StepEstimate]:
+    """The job's gradient all-reduce and step on this fabric (traffic model: rules/traffic.py)."""
+    return traffic.on_fabric(job, technology, link_gbps, topology.bisection_gbps, topology.endpoints)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from knowledge import catalogue
-from rules import sizing
+from rules import sizing, traffic
 from rules.design import INFERENCE_PORTS_PER_SERVER, Candidate, design
 from rules.facts import derive, pct, usd, usd_range
 from rules.models import (
@@ -26,17 +26,24 @@ from rules.models import (
 from rules.rulebook import Fired, decisions, evaluate
 
 NETWORK_FAMILIES = ("infiniband", "rocev2", "ethernet")
+SAME_ALLREDUCE = 0.02  # all-reduce times within 2 %: the fabric does not change the job
+NETWORK_SENSITIVE_LOSS = 0.05  # RoCEv2 5 % or more below InfiniBand: the network matters
 
 
 def recommend(profile: WorkloadProfile) -> Recommendation:
-    """The explained recommendation for a complete workload profile."""
+    """The explained recommendation for a complete workload profile.
+
+    Every candidate fabric is designed and timed on the job before the fabric rules run,
+    so the rules can weigh what each fabric does to a training step."""
     facts = derive(profile)
+    job = traffic.traffic_for(profile) if facts["training"] else None
+    families = NETWORK_FAMILIES if facts["multi_node"] else ("nvlink_only",)
+    candidates = {family: design(family, facts, profile, job) for family in families}
+    throughput = _relative_throughput(candidates)
+    facts.update(_traffic_facts(candidates, throughput, job))
+
     fabric_fired = evaluate("fabric", facts)
     chosen = decisions(fabric_fired)["fabric"] if fabric_fired else "infiniband"
-
-    families = (chosen,) if chosen == "nvlink_only" else NETWORK_FAMILIES
-    candidates = {family: design(family, facts, profile) for family in families}
-
     facts.update(_price_facts(candidates, profile), fabric=chosen)
     budget_fired = evaluate("budget", facts)
     final = decisions(fabric_fired + budget_fired)["fabric"] if fabric_fired else chosen
@@ -54,9 +61,9 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         topology=primary.topology,
         ports_per_server=_ports(profile, facts, primary),
         cost=primary.cost,
-        performance=_performance(primary),
+        performance=_performance(primary, throughput[final], job),
         roce_configuration=_roce_checklist() if advice.get("roce_checklist") else [],
-        alternatives=[_alternative(c, primary) for f, c in candidates.items() if f != final],
+        alternatives=[_alternative(c, primary, throughput[f]) for f, c in candidates.items() if f != final],
         explanation=[
             _reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired
         ],
@@ -114,17 +121,85 @@ def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]
     }
 
 
-def _performance(primary: Candidate) -> Performance:
+def _relative_throughput(candidates: dict[str, Candidate]) -> dict[str, float]:
+    """Each candidate's training throughput against InfiniBand's: the ratio of step times.
+    Without a training step (inference) or an InfiniBand candidate, every fabric is 1.0."""
+    ib = candidates.get("infiniband")
+    reference = ib.step.step_ms if ib and ib.step else None
+    return {
+        family: round(reference / c.step.step_ms, 4) if reference and c.step and c.step.step_ms else 1.0
+        for family, c in candidates.items()
+    }
+
+
+def _ms(value: float) -> str:
+    return f"{value / 1e3:,.2f} s" if value >= 1000 else f"{value:,.0f} ms" if value >= 10 else f"{value:.1f} ms"
+
+
+def _traffic_facts(
+    candidates: dict[str, Candidate], throughput: dict[str, float], job: traffic.Traffic | None
+) -> dict[str, Any]:
+    """What the step-time model says about the fabrics, for the rules' conditions and statements."""
+    ib, roce = candidates.get("infiniband"), candidates.get("rocev2")
+    facts: dict[str, Any] = {
+        family + suffix: value
+        for family in NETWORK_FAMILIES
+        for suffix, value in (
+            ("_relative", throughput.get(family, 1.0)),
+            ("_relative_pct", pct(throughput.get(family, 1.0))),
+            ("_loss_pct", pct(max(0.0, 1 - throughput.get(family, 1.0)))),
+        )
+    }
+    same = network_sensitive = False
+    step_fmt = exposed_fmt = compute_fmt = exposed_share_pct = allreduce_fmt = ""
+    bound_by = ""
+    if ib and roce and ib.allreduce and roce.allreduce and ib.step:
+        # the same only when the all-reduce crosses servers and something inside them bounds it
+        # (one data-parallel replica has no all-reduce, but its pipeline still uses the fabric)
+        same = (
+            ib.allreduce.nodes > 1
+            and ib.allreduce.bottleneck == "nvlink"
+            and abs(roce.allreduce.ms - ib.allreduce.ms) <= SAME_ALLREDUCE * ib.allreduce.ms
+        )
+        network_sensitive = 1 - throughput["rocev2"] >= NETWORK_SENSITIVE_LOSS
+        step = ib.step
+        step_fmt, exposed_fmt, compute_fmt = _ms(step.step_ms), _ms(step.exposed_ms), _ms(step.compute_ms)
+        allreduce_fmt, exposed_share_pct, bound_by = _ms(ib.allreduce.ms), pct(step.exposed_share), step.bound_by
+    allreduce_bound_by = ""
+    if ib and ib.allreduce and job:
+        allreduce_bound_by = f"the {job.local_name}" if ib.allreduce.bottleneck == "nvlink" else "the network"
+    facts.update(
+        allreduce_bound_by=allreduce_bound_by,
+        allreduce_same_on_every_fabric=same,
+        network_sensitive=network_sensitive,
+        step_fmt=step_fmt,
+        exposed_fmt=exposed_fmt,
+        compute_fmt=compute_fmt,
+        allreduce_fmt=allreduce_fmt,
+        exposed_share_pct=exposed_share_pct,
+        bound_by=bound_by,
+    )
+    return facts
+
+
+def _performance(primary: Candidate, relative: float, job: traffic.Traffic | None) -> Performance:
     estimate = primary.allreduce
+    assumptions = ["Inference: no all-reduce between servers."]
+    if estimate and job:
+        plan = job.plan.arithmetic if job.plan else []
+        assumptions = [*plan, *estimate.assumptions, *job.assumptions]
     return Performance(
         allreduce_ms=round(estimate.ms, 2) if estimate else None,
         message_bytes=primary.message_bytes,
-        relative_training_throughput=primary.option.relative_training_throughput,
-        assumptions=estimate.assumptions if estimate else ["Inference: no all-reduce between servers."],
+        relative_training_throughput=relative,
+        plan=job.plan if job else None,
+        step=primary.step,
+        in_network_allreduce_ms=round(estimate.in_network_ms, 2) if estimate and estimate.in_network_ms else None,
+        assumptions=assumptions,
     )
 
 
-def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
+def _alternative(candidate: Candidate, primary: Candidate, relative: float) -> Alternative:
     option = candidate.option
     cheaper = candidate.cost.network_usd_high < primary.cost.network_usd_low
     dearer = candidate.cost.network_usd_low > primary.cost.network_usd_high
@@ -138,11 +213,24 @@ def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
         link_gbps=candidate.fabric.link_gbps,
         network_usd_low=candidate.cost.network_usd_low,
         network_usd_high=candidate.cost.network_usd_high,
-        relative_training_throughput=option.relative_training_throughput,
+        relative_training_throughput=relative,
         allreduce_ms=round(candidate.allreduce.ms, 2) if candidate.allreduce else None,
+        step=candidate.step,
         latency_us=option.latency_us,
         operational_complexity=option.operational_complexity,  # type: ignore[arg-type]
-        trade_off=f"{price[0].upper()}{price[1:]}; {option.throughput_range}; {option.summary}.",
+        trade_off=f"{price[0].upper()}{price[1:]}; {_throughput_phrase(candidate, relative)}; {option.summary}.",
+    )
+
+
+def _throughput_phrase(candidate: Candidate, relative: float) -> str:
+    """What the step-time model says about this fabric, beside what the guide says."""
+    option = candidate.option
+    if candidate.step is None:
+        return option.throughput_range
+    step = candidate.step
+    return (
+        f"{pct(relative)} of InfiniBand's training throughput on this job (exposed communication "
+        f"{_ms(step.exposed_ms)} of a {_ms(step.step_ms)} step; the guide: {option.throughput_range})"
     )
 
 

@@ -64,6 +64,17 @@ def test_every_profile_field_has_a_flag():
         "--existing-ethernet",
         "--prefer",
         "rocev2",
+        "--tp",
+        "2",
+        "--pp",
+        "2",
+        "--message-gb",
+        "8",
+        "--moe",
+        "--active-params-b",
+        "4",
+        "--tokens-per-step",
+        "1048576",
         "--json",
     )
     assert result.returncode == 0, result.stderr
@@ -80,6 +91,12 @@ def test_every_profile_field_has_a_flag():
         "cost_sensitive": True,
         "existing_ethernet": True,
         "prefer": "rocev2",
+        "tp": 2,
+        "pp": 2,
+        "message_gb": 8.0,
+        "moe": True,
+        "active_params_b": 4.0,
+        "tokens_per_step": 1048576,
     }
 
 

@@ -4,6 +4,8 @@
   `size_dragonfly_plus`, `single_node`), raising `FabricTooLarge` past capacity.
 - `ports`: the ports each server needs (`ports_per_server`).
 - `allreduce`: one gradient all-reduce (`allreduce_estimate`, `default_message_bytes`).
+- `parallelism`: the default TP / PP / DP plan and its memory arithmetic (`plan_parallelism`).
+- `steptime`: a training step's compute and exposed communication (`step_estimate`).
 - `cost`: a network cost range scaled from a priced reference (`network_cost`).
 
 No database or YAML access here: the engine passes the catalogue's facts in.
