@@ -32,7 +32,6 @@ class Option:
     """What a fabric family brings (rules/options.yaml)."""
 
     name: str
-    relative_training_throughput: float
     throughput_range: str
     latency_us: str
     operational_complexity: str

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge import catalogue
+from knowledge import catalogue, fabric_settings
 from rules import sizing, traffic
 from rules.design import INFERENCE_PORTS_PER_SERVER, Candidate, design
 from rules.facts import derive, pct, usd, usd_range
 from rules.models import (
     Alternative,
+    FabricConfiguration,
+    FabricSetting,
     Performance,
     Port,
     Reason,
@@ -51,6 +53,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     primary = candidates[final]
     facts.update(_share_facts(primary, profile))
 
+    configuration = _fabric_configuration(primary, profile)
     advice_fired = evaluate("advice", facts)
     advice = decisions(advice_fired)
     fired = fabric_fired + primary.fired + budget_fired + advice_fired
@@ -62,7 +65,8 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         ports_per_server=_ports(profile, facts, primary),
         cost=primary.cost,
         performance=_performance(primary, throughput[final], job),
-        roce_configuration=_roce_checklist() if advice.get("roce_checklist") else [],
+        roce_configuration=_roce_settings(configuration) if advice.get("roce_checklist") else [],
+        fabric_configuration=configuration,
         alternatives=[_alternative(c, primary, throughput[f]) for f, c in candidates.items() if f != final],
         explanation=[
             _reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired
@@ -256,8 +260,98 @@ def _ports(profile: WorkloadProfile, facts: dict[str, Any], primary: Candidate) 
     )
 
 
-def _roce_checklist() -> list[RoceSetting]:
+FABRIC_KINDS = {"rocev2": "roce", "ethernet": "ethernet"}
+VALIDATION_MESSAGE_BYTES = 8 * 2**30  # nccl-tests `-b 8G -e 8G`
+VALIDATION_SOURCE = (
+    "Fabric Advisor all-reduce model (rules/sizing/allreduce.py), within 20 % of the published nccl-tests results "
+    "in knowledge/sources/nccl_results.yaml (NVIDIA/nccl-tests issue #290: 46-48 GB/s per NDR NIC)"
+)
+
+
+def _fabric_configuration(primary: Candidate, profile: WorkloadProfile) -> FabricConfiguration | None:
+    """The settings the chosen fabric needs, with values, and what to expect when it is tested."""
+    if primary.technology == "nvlink_only":
+        return None
+    kind = FABRIC_KINDS.get(str(primary.technology), "infiniband")
+    family = fabric_settings.switch_family(primary.fabric.switch_model)
+    link = primary.fabric.link_gbps
+    settings = [
+        FabricSetting(area=s.area, setting=s.setting, value=s.value, why=s.why, source=s.source)
+        for s in fabric_settings.settings(kind, family)
+    ]
+    if kind == "roce":
+        settings.insert(2, _headroom_setting(link))
+    return FabricConfiguration(
+        fabric=kind,  # type: ignore[arg-type]
+        switch_family=primary.fabric.switch_model or "any",
+        settings=settings,
+        validation=_validation_targets(primary, profile),
+    )
+
+
+def _headroom_setting(link_gbps: int) -> FabricSetting:
+    room = fabric_settings.headroom()
+    sizes = ", ".join(f"{room.bytes_at(link_gbps, m) / 1000:,.0f} KB at {m} m" for m in room.cable_m)
+    return FabricSetting(
+        area="switch",
+        setting="PFC headroom",
+        value=f"Per lossless port at {link_gbps} Gb/s: {sizes} of cable (2 x {room.mtu_bytes:,}-byte frames "
+        f"+ cable round trip at {room.propagation_ns_per_m:g} ns/m + the peer's response time, at line rate).",
+        why="What still arrives after PAUSE must fit the port's buffer, or the lossless class drops packets.",
+        source=room.source,
+    )
+
+
+def _validation_targets(primary: Candidate, profile: WorkloadProfile) -> list[FabricSetting]:
+    """nccl-tests and perftest figures the customer can check once the fabric is cabled."""
+    link = primary.fabric.link_gbps
+    nic_busbw, latency, _ = traffic.nic_link(primary.technology, link)
+    local = catalogue.nvlink(profile.gpu_model)
+    gpus = profile.gpu_count or 1
+    per_domain = traffic.scale_up_domain(profile)[1]
+    whole = sizing.allreduce_estimate(
+        VALIDATION_MESSAGE_BYTES,
+        gpus,
+        per_domain,
+        local.achievable_busbw_gbytes,
+        nic_busbw,
+        local.latency_us_model,
+        latency,
+    )
+    one = min(per_domain, gpus)
+    perftest = "ib_write_bw" + (" -x 3 (RoCEv2 GID)" if primary.technology == "rocev2" else "")
     return [
-        RoceSetting(setting=check.setting, value=check.value, why=check.why, source=check.source)
-        for check in catalogue.roce_checklist()
+        FabricSetting(
+            area="validation",
+            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on {one} GPUs of one server",
+            value=f"busbw about {local.achievable_busbw_gbytes:g} GB/s (the {local.title.split(' (')[0]})",
+            why="Checks NVLink / PCIe inside a server before the network is blamed.",
+            source=local.source,
+        ),
+        FabricSetting(
+            area="validation",
+            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring)",
+            value=f"busbw about {whole.effective_busbw_gbytes:,.0f} GB/s (±20 %), {whole.bottleneck}-bound",
+            why="The whole fabric carrying a ring at each NIC's speed; far below means a bad link, route or setting.",
+            source=VALIDATION_SOURCE,
+        ),
+        FabricSetting(
+            area="validation",
+            setting=f"perftest {perftest} between two servers, per link",
+            value=f"at least {nic_busbw * 8:,.0f} Gb/s of the {link} Gb/s line rate on every compute link",
+            why="One slow link (a bad cable or optic) holds back every ring through it.",
+            source=f"Per-NIC bus bandwidth of {nic_busbw:g} GB/s that nccl-tests reaches on this fabric "
+            "(knowledge/sources/links.yaml); RDMA write bandwidth cannot be lower",
+        ),
+    ]
+
+
+def _roce_settings(configuration: FabricConfiguration | None) -> list[RoceSetting]:
+    """The switch and NIC settings of a RoCE fabric, as the RoCE checklist shows them."""
+    if configuration is None:
+        return []
+    return [
+        RoceSetting(setting=s.setting, value=s.value, why=s.why, source=s.source)
+        for s in configuration.settings
+        if s.area in ("switch", "nic")
     ]
