@@ -135,6 +135,8 @@ def test_ask_answers_a_knowledge_question():
         (("recommend", "--workload", "training", "--gpus", "8", "--bogus"), "--bogus"),
         (("size", "--nodes", "100000", "--radix", "16"), "fat-tree"),
         (("ask", "x" * 2001), "2000"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--tp", "8", "--pp", "4"), "tp x pp"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--message-gb", "0"), "message_gb"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
