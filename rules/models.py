@@ -138,12 +138,6 @@ class ProfileDraft(_Model):
     cost_sensitive: bool | None = _field("cost_sensitive", strict=True)
     existing_ethernet: bool | None = _field("existing_ethernet", strict=True)
     prefer: Preference | None = _field("prefer")
-    tp: int | None = _field("tp", ge=1, le=MAX_GPUS_PER_NODE)
-    pp: int | None = _field("pp", ge=1, le=1024)
-    message_gb: float | None = _field("message_gb", gt=0, le=100_000)
-    moe: bool | None = _field("moe", strict=True)
-    active_params_b: float | None = _field("active_params_b", gt=0, le=1_000_000)
-    tokens_per_step: int | None = _field("tokens_per_step", ge=1, le=10**10)
 
     def merged(self, newer: ProfileDraft) -> ProfileDraft:
         """This draft updated with every field the newer one sets.
@@ -201,10 +195,20 @@ class WorkloadProfile(ProfileDraft):
     """A workload complete enough to size: the input of the rules engine.
 
     Either `gpu_count` or `node_count` must be given; the others are derived from the
-    server's GPUs per node. When all three are given they must agree.
+    server's GPUs per node. When all three are given they must agree. The training job's
+    plan (tp, pp, message_gb, moe, active_params_b, tokens_per_step) is optional: the
+    traffic model chooses defaults and says which.
     """
 
     workload: Workload = Field(description=_PROFILE_FIELDS["workload"][0], examples=[_PROFILE_FIELDS["workload"][1]])
+    # the training job's shape, for the traffic model; set through the CLI and the API (the
+    # chat's extractor does not read them, so they are not part of a conversation's draft)
+    tp: int | None = _field("tp", ge=1, le=MAX_GPUS_PER_NODE)
+    pp: int | None = _field("pp", ge=1, le=1024)
+    message_gb: float | None = _field("message_gb", gt=0, le=100_000)
+    moe: bool | None = _field("moe", strict=True)
+    active_params_b: float | None = _field("active_params_b", gt=0, le=1_000_000)
+    tokens_per_step: int | None = _field("tokens_per_step", ge=1, le=10**10)
 
     @model_validator(mode="after")
     def _resolve_size(self) -> WorkloadProfile:

@@ -177,6 +177,8 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
             f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation"
             f" ({perf.relative_training_throughput:.0%} of InfiniBand training throughput)"
         )
+    if perf.in_network_allreduce_ms is not None:
+        lines.append(f"- **With SHARP (option):** about {duration(perf.in_network_allreduce_ms)} per all-reduce")
     if perf.plan:
         lines.append(f"- **Parallelism plan:** {plan_line(perf)}")
     if perf.step:
