@@ -55,6 +55,7 @@ def _gpus() -> dict[str, Gpu]:
     return {g.gpu_model: g for g in (Gpu.model_validate(r.data) for r in sources.load() if r.kind == "gpus")}
 
 
+@functools.lru_cache(maxsize=1024)
 def gpu(gpu_model: str | None) -> Gpu | None:
     """The GPU facts of a model name as people write it ("h100", "GB200 NVL72"), or None."""
     server = catalogue.server_for(gpu_model)

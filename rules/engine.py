@@ -8,6 +8,7 @@ source; that list is the recommendation's explanation.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from knowledge import catalogue, fabric_settings
@@ -273,20 +274,25 @@ def _fabric_configuration(primary: Candidate, profile: WorkloadProfile) -> Fabri
     if primary.technology == "nvlink_only":
         return None
     kind = FABRIC_KINDS.get(str(primary.technology), "infiniband")
-    family = fabric_settings.switch_family(primary.fabric.switch_model)
-    link = primary.fabric.link_gbps
+    return FabricConfiguration(
+        fabric=kind,  # type: ignore[arg-type]
+        switch_family=primary.fabric.switch_model or "any",
+        settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps)),
+        validation=_validation_targets(primary, profile),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _settings(kind: str, switch_model: str | None, link_gbps: int) -> tuple[FabricSetting, ...]:
+    """A fabric's settings for its switch family, the RoCE headroom sized for its links."""
+    family = fabric_settings.switch_family(switch_model)
     settings = [
         FabricSetting(area=s.area, setting=s.setting, value=s.value, why=s.why, source=s.source)
         for s in fabric_settings.settings(kind, family)
     ]
     if kind == "roce":
-        settings.insert(2, _headroom_setting(link))
-    return FabricConfiguration(
-        fabric=kind,  # type: ignore[arg-type]
-        switch_family=primary.fabric.switch_model or "any",
-        settings=settings,
-        validation=_validation_targets(primary, profile),
-    )
+        settings.insert(2, _headroom_setting(link_gbps))
+    return tuple(settings)
 
 
 def _headroom_setting(link_gbps: int) -> FabricSetting:
@@ -306,17 +312,11 @@ def _validation_targets(primary: Candidate, profile: WorkloadProfile) -> list[Fa
     """nccl-tests and perftest figures the customer can check once the fabric is cabled."""
     link = primary.fabric.link_gbps
     nic_busbw, latency, _ = traffic.nic_link(primary.technology, link)
-    local = catalogue.nvlink(profile.gpu_model)
+    local_busbw, local_latency, local_name = traffic.local_link(profile.gpu_model)
     gpus = profile.gpu_count or 1
     per_domain = traffic.scale_up_domain(profile)[1]
     whole = sizing.allreduce_estimate(
-        VALIDATION_MESSAGE_BYTES,
-        gpus,
-        per_domain,
-        local.achievable_busbw_gbytes,
-        nic_busbw,
-        local.latency_us_model,
-        latency,
+        VALIDATION_MESSAGE_BYTES, gpus, per_domain, local_busbw, nic_busbw, local_latency, latency
     )
     one = min(per_domain, gpus)
     perftest = "ib_write_bw" + (" -x 3 (RoCEv2 GID)" if primary.technology == "rocev2" else "")
@@ -324,9 +324,9 @@ def _validation_targets(primary: Candidate, profile: WorkloadProfile) -> list[Fa
         FabricSetting(
             area="validation",
             setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on {one} GPUs of one server",
-            value=f"busbw about {local.achievable_busbw_gbytes:g} GB/s (the {local.title.split(' (')[0]})",
+            value=f"busbw about {local_busbw:g} GB/s (the {local_name})",
             why="Checks NVLink / PCIe inside a server before the network is blamed.",
-            source=local.source,
+            source=catalogue.nvlink(profile.gpu_model).source,
         ),
         FabricSetting(
             area="validation",

@@ -8,6 +8,7 @@ servers, GPUs); the arithmetic lives in rules.sizing (parallelism, allreduce, st
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from knowledge import catalogue, performance
@@ -60,7 +61,7 @@ def traffic_for(profile: WorkloadProfile) -> Traffic:
     gpus = profile.gpu_count or 1
     gpu = performance.gpu(profile.gpu_model) or performance.gpu(ASSUMED_GPU)
     assert gpu is not None  # the catalogue carries the assumed GPU
-    local = catalogue.nvlink(profile.gpu_model)
+    local_busbw, local_latency, local_name = local_link(profile.gpu_model)
     domain, local_gpus = scale_up_domain(profile)
     params = profile.model_params_b or DEFAULT_PARAMS_B
     notes: list[str] = []
@@ -113,9 +114,9 @@ def traffic_for(profile: WorkloadProfile) -> Traffic:
         message_bytes=message,
         ranks=ranks,
         ranks_per_domain=per_domain,
-        local_busbw=local.achievable_busbw_gbytes,
-        local_latency_us=local.latency_us_model,
-        local_name=local.title.split(" (")[0],
+        local_busbw=local_busbw,
+        local_latency_us=local_latency,
+        local_name=local_name,
         compute_ms=compute,
         microbatches=steptime.microbatches(tokens, dp),
         tokens_per_step=tokens,
@@ -125,6 +126,14 @@ def traffic_for(profile: WorkloadProfile) -> Traffic:
     )
 
 
+@functools.lru_cache(maxsize=256)
+def local_link(gpu_model: str | None) -> tuple[float, float, str]:
+    """(busbw GB/s, latency µs, short name) of the link inside a server or NVLink domain."""
+    link = catalogue.nvlink(gpu_model)
+    return link.achievable_busbw_gbytes, link.latency_us_model, link.title.split(" (")[0]
+
+
+@functools.lru_cache(maxsize=256)
 def nic_link(technology: Technology, link_gbps: int) -> tuple[float, float, str]:
     """(achievable busbw per NIC, GB/s; model latency, µs; source) of a fabric at a speed.
 
