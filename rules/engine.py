@@ -173,7 +173,12 @@ def _traffic_facts(
     allreduce_bound_by = ""
     if ib and ib.allreduce and job:
         allreduce_bound_by = f"the {job.local_name}" if ib.allreduce.bottleneck == "nvlink" else "the network"
+    plan = job.plan if job else None
     facts.update(
+        plan_does_not_fit=bool(plan and not plan.fits),
+        plan_fmt=f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp:,}" if plan else "",
+        plan_state_gb=f"{plan.state_gb_per_gpu:,.1f} GB" if plan else "",
+        plan_budget_gb=f"{plan.memory_budget_gb:,.0f} GB of {plan.gpu_memory_gb:g} GB" if plan else "",
         allreduce_bound_by=allreduce_bound_by,
         allreduce_same_on_every_fabric=same,
         network_sensitive=network_sensitive,

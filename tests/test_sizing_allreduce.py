@@ -177,3 +177,11 @@ def test_nccl_tests_results_are_reproduced_within_20_percent(result):
     busbw = 2 * (n - 1) / n * result.message_bytes / (rec.performance.allreduce_ms / 1e3) / 1e9
     published = (result.busbw_gbytes_low + result.busbw_gbytes_high) / 2
     assert busbw == pytest.approx(published, rel=0.20), (busbw, published, result.source)
+
+
+def test_a_model_too_large_for_the_cluster_is_flagged():
+    rec = recommend(profile(gpu_count=8, gpu_model="H100", model_params_b=70))
+    assert rec.performance.plan and not rec.performance.plan.fits
+    assert any("does not fit" in w for w in rec.warnings)
+    fits = recommend(profile(gpu_count=16_384, gpu_model="H100", model_params_b=405))
+    assert not any("does not fit" in w for w in fits.warnings)
