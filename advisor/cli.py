@@ -64,6 +64,21 @@ def recommend(
         typer.Option("--existing-ethernet/--no-existing-ethernet", help="The site already runs high-speed Ethernet."),
     ] = None,
     prefer: Annotated[Preference | None, typer.Option(help="A preferred fabric.")] = None,
+    tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel degree (default: as memory needs).")] = None,
+    pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages (default: as memory needs).")] = None,
+    message_gb: Annotated[
+        float | None,
+        typer.Option("--message-gb", help="All-reduce message per GPU, GB, as nccl-tests sizes it; bypasses the plan."),
+    ] = None,
+    moe: Annotated[
+        bool | None, typer.Option("--moe/--dense", help="A mixture-of-experts model (adds its all-to-all).")
+    ] = None,
+    active_params_b: Annotated[
+        float | None, typer.Option("--active-params-b", help="Active parameters per token, billions (MoE).")
+    ] = None,
+    tokens_per_step: Annotated[
+        int | None, typer.Option("--tokens-per-step", help="Tokens per optimizer step (global batch).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the Recommendation as JSON.")] = False,
     bom: Annotated[bool, typer.Option("--bom", help="Also print the bill of materials.")] = False,
     bom_csv: Annotated[
@@ -87,6 +102,12 @@ def recommend(
                 cost_sensitive=cost_sensitive,
                 existing_ethernet=existing_ethernet,
                 prefer=prefer,
+                tp=tp,
+                pp=pp,
+                message_gb=message_gb,
+                moe=moe,
+                active_params_b=active_params_b,
+                tokens_per_step=tokens_per_step,
             )
         )
     except ValidationError as exc:

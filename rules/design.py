@@ -16,11 +16,12 @@ from typing import Any
 import yaml
 
 from knowledge import catalogue
-from rules import pricing, sizing
+from rules import pricing, sizing, traffic
 from rules.models import (
     BomLine,
     Cost,
     Fabric,
+    StepEstimate,
     Technology,
     Topology,
     TopologyKind,
@@ -38,7 +39,6 @@ class Option:
     """What a fabric family brings (rules/options.yaml)."""
 
     name: str
-    relative_training_throughput: float
     throughput_range: str
     latency_us: str
     operational_complexity: str
@@ -63,6 +63,7 @@ class Candidate:
     option: Option
     allreduce: sizing.AllReduceEstimate | None
     message_bytes: int | None
+    step: StepEstimate | None = None
     fired: list[Fired] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -92,8 +93,11 @@ def fabric_name(technology: Technology, gbps: int, facts: dict[str, Any] | None 
     return "NVLink only (one server)"
 
 
-def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Candidate:
-    """Design and size one candidate fabric family for the profile."""
+def design(
+    family: str, facts: dict[str, Any], profile: WorkloadProfile, job: traffic.Traffic | None = None
+) -> Candidate:
+    """Design and size one candidate fabric family for the profile; `job` is the training
+    traffic every candidate is timed on (None for inference: no all-reduce)."""
     facts = {**facts, "fabric": family}
     link_fired = evaluate("link", facts)
     technology, requested = technology_for(family, decisions(link_fired))
@@ -141,8 +145,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         ),
     )
     cost = pricing.with_budget(cost, profile.budget_usd)
-    message = sizing.default_message_bytes(profile.model_params_b or DEFAULT_PARAMS_B)
-    allreduce = _allreduce(technology, link_gbps, message, profile) if facts["training"] else None
+    allreduce, step = _allreduce(technology, link_gbps, topology, job) if job else (None, None)
     return Candidate(
         family=family,
         technology=technology,
@@ -152,7 +155,8 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         bill_of_materials=list(bom),
         option=option,
         allreduce=allreduce,
-        message_bytes=message if allreduce else None,
+        message_bytes=job.message_bytes if job else None,
+        step=step,
         fired=link_fired + topology_fired,
         notes=list(topology.notes),
     )
@@ -323,27 +327,7 @@ def _switches_for(technology: Technology, link_gbps: int) -> tuple[catalogue.Swi
 
 
 def _allreduce(
-    technology: Technology, link_gbps: int, message: int, profile: WorkloadProfile
-) -> sizing.AllReduceEstimate:
-    nvlink = catalogue.nvlink(profile.gpu_model)
-    if technology == Technology.nvlink_only:
-        network = nvlink
-    else:
-        network = catalogue.link(str(technology), link_gbps)
-    estimate = sizing.allreduce_estimate(
-        message_bytes=message,
-        gpus=profile.gpu_count or 1,
-        gpus_per_node=profile.gpus_per_node or 1,
-        nvlink_busbw_gbytes=nvlink.achievable_busbw_gbytes,
-        nic_busbw_gbytes=network.achievable_busbw_gbytes,
-        nvlink_latency_us=nvlink.latency_us_model,
-        network_latency_us=network.latency_us_model,
-    )
-    sources = f"Bandwidths: {nvlink.source}" + ("" if network is nvlink else f"; {network.source}")
-    extra = [sources]
-    if profile.model_params_b is None:
-        extra.insert(0, f"Model size not given: estimated for a {DEFAULT_PARAMS_B:g}B-parameter model.")
-    return estimate.model_copy(update={"assumptions": [*estimate.assumptions, *extra]})
-
-
-DEFAULT_PARAMS_B = 7.0
+    technology: Technology, link_gbps: int, topology: Topology, job: traffic.Traffic
+) -> tuple[sizing.AllReduceEstimate, StepEstimate]:
+    """The job's gradient all-reduce and step on this fabric (traffic model: rules/traffic.py)."""
+    return traffic.on_fabric(job, technology, link_gbps, topology.bisection_gbps, topology.endpoints)

@@ -8,14 +8,17 @@ source; that list is the recommendation's explanation.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from knowledge import catalogue
-from rules import pricing, sizing
+from knowledge import catalogue, fabric_settings
+from rules import pricing, sizing, traffic
 from rules.design import Candidate, design, fabric_ports
 from rules.facts import derive, pct, usd, usd_range
 from rules.models import (
     Alternative,
+    FabricConfiguration,
+    FabricSetting,
     Performance,
     Port,
     Reason,
@@ -27,22 +30,29 @@ from rules.rulebook import Fired, decisions, evaluate
 from rules.servers import resolve
 
 NETWORK_FAMILIES = ("infiniband", "rocev2", "ethernet")
+SAME_ALLREDUCE = 0.02  # all-reduce times within 2 %: the fabric does not change the job
+NETWORK_SENSITIVE_LOSS = 0.05  # RoCEv2 5 % or more below InfiniBand: the network matters
 
 
 def recommend(profile: WorkloadProfile) -> Recommendation:
     """The explained recommendation for a complete workload profile.
+
+    Every candidate fabric is designed and timed on the job before the fabric rules run,
+    so the rules can weigh what each fabric does to a training step.
 
     The profile is first resolved against the catalogue (`rules.servers.resolve`):
     GPUs per node from the named server, and a check that they fit it (pydantic's
     ValidationError when they do not)."""
     profile = resolve(profile)
     facts = derive(profile)
+    job = traffic.traffic_for(profile) if facts["training"] else None
+    families = NETWORK_FAMILIES if facts["multi_node"] else ("nvlink_only",)
+    candidates = {family: design(family, facts, profile, job) for family in families}
+    throughput = _relative_throughput(candidates)
+    facts.update(_traffic_facts(candidates, throughput, job))
+
     fabric_fired = evaluate("fabric", facts)
     chosen = decisions(fabric_fired)["fabric"] if fabric_fired else "infiniband"
-
-    families = (chosen,) if chosen == "nvlink_only" else NETWORK_FAMILIES
-    candidates = {family: design(family, facts, profile) for family in families}
-
     facts.update(_price_facts(candidates, profile), fabric=chosen)
     budget_fired = evaluate("budget", facts)
     final = decisions(fabric_fired + budget_fired)["fabric"] if fabric_fired else chosen
@@ -50,6 +60,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     primary = candidates[final]
     facts.update(_share_facts(primary, profile))
 
+    configuration = _fabric_configuration(primary, profile)
     advice_fired = evaluate("advice", facts)
     advice = decisions(advice_fired)
     fired = fabric_fired + primary.fired + budget_fired + advice_fired
@@ -60,9 +71,10 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         topology=primary.topology,
         ports_per_server=_ports(profile, facts, primary),
         cost=primary.cost,
-        performance=_performance(primary),
-        roce_configuration=_roce_checklist() if advice.get("roce_checklist") else [],
-        alternatives=[_alternative(c, primary) for f, c in candidates.items() if f != final],
+        performance=_performance(primary, throughput[final], job),
+        roce_configuration=_roce_settings(configuration) if advice.get("roce_checklist") else [],
+        fabric_configuration=configuration,
+        alternatives=[_alternative(c, primary, throughput[f]) for f, c in candidates.items() if f != final],
         bill_of_materials=primary.bill_of_materials,
         explanation=[
             _reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired
@@ -133,13 +145,86 @@ def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]
     }
 
 
-def _performance(primary: Candidate) -> Performance:
+def _relative_throughput(candidates: dict[str, Candidate]) -> dict[str, float]:
+    """Each candidate's training throughput against InfiniBand's: the ratio of step times.
+    Without a training step (inference) or an InfiniBand candidate, every fabric is 1.0."""
+    ib = candidates.get("infiniband")
+    reference = ib.step.step_ms if ib and ib.step else None
+    return {
+        family: round(reference / c.step.step_ms, 4) if reference and c.step and c.step.step_ms else 1.0
+        for family, c in candidates.items()
+    }
+
+
+def _ms(value: float) -> str:
+    return f"{value / 1e3:,.2f} s" if value >= 1000 else f"{value:,.0f} ms" if value >= 10 else f"{value:.1f} ms"
+
+
+def _traffic_facts(
+    candidates: dict[str, Candidate], throughput: dict[str, float], job: traffic.Traffic | None
+) -> dict[str, Any]:
+    """What the step-time model says about the fabrics, for the rules' conditions and statements."""
+    ib, roce = candidates.get("infiniband"), candidates.get("rocev2")
+    facts: dict[str, Any] = {
+        family + suffix: value
+        for family in NETWORK_FAMILIES
+        for suffix, value in (
+            ("_relative", throughput.get(family, 1.0)),
+            ("_relative_pct", pct(throughput.get(family, 1.0))),
+            ("_loss_pct", pct(max(0.0, 1 - throughput.get(family, 1.0)))),
+        )
+    }
+    same = network_sensitive = False
+    step_fmt = exposed_fmt = compute_fmt = exposed_share_pct = allreduce_fmt = ""
+    bound_by = ""
+    if ib and roce and ib.allreduce and roce.allreduce and ib.step:
+        # the same only when the all-reduce crosses servers and something inside them bounds it
+        # (one data-parallel replica has no all-reduce, but its pipeline still uses the fabric)
+        same = (
+            ib.allreduce.nodes > 1
+            and ib.allreduce.bottleneck == "nvlink"
+            and abs(roce.allreduce.ms - ib.allreduce.ms) <= SAME_ALLREDUCE * ib.allreduce.ms
+        )
+        network_sensitive = 1 - throughput["rocev2"] >= NETWORK_SENSITIVE_LOSS
+        step = ib.step
+        step_fmt, exposed_fmt, compute_fmt = _ms(step.step_ms), _ms(step.exposed_ms), _ms(step.compute_ms)
+        allreduce_fmt, exposed_share_pct, bound_by = _ms(ib.allreduce.ms), pct(step.exposed_share), step.bound_by
+    allreduce_bound_by = ""
+    if ib and ib.allreduce and job:
+        allreduce_bound_by = f"the {job.local_name}" if ib.allreduce.bottleneck == "nvlink" else "the network"
+    plan = job.plan if job else None
+    facts.update(
+        plan_does_not_fit=bool(plan and not plan.fits),
+        plan_fmt=f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp:,}" if plan else "",
+        plan_state_gb=f"{plan.state_gb_per_gpu:,.1f} GB" if plan else "",
+        plan_budget_gb=f"{plan.memory_budget_gb:,.0f} GB of {plan.gpu_memory_gb:g} GB" if plan else "",
+        allreduce_bound_by=allreduce_bound_by,
+        allreduce_same_on_every_fabric=same,
+        network_sensitive=network_sensitive,
+        step_fmt=step_fmt,
+        exposed_fmt=exposed_fmt,
+        compute_fmt=compute_fmt,
+        allreduce_fmt=allreduce_fmt,
+        exposed_share_pct=exposed_share_pct,
+        bound_by=bound_by,
+    )
+    return facts
+
+
+def _performance(primary: Candidate, relative: float, job: traffic.Traffic | None) -> Performance:
     estimate = primary.allreduce
+    assumptions = ["Inference: no all-reduce between servers."]
+    if estimate and job:
+        plan = job.plan.arithmetic if job.plan else []
+        assumptions = [*plan, *estimate.assumptions, *job.assumptions]
     return Performance(
         allreduce_ms=round(estimate.ms, 2) if estimate else None,
         message_bytes=primary.message_bytes,
-        relative_training_throughput=primary.option.relative_training_throughput,
-        assumptions=estimate.assumptions if estimate else ["Inference: no all-reduce between servers."],
+        relative_training_throughput=relative,
+        plan=job.plan if job else None,
+        step=primary.step,
+        in_network_allreduce_ms=round(estimate.in_network_ms, 2) if estimate and estimate.in_network_ms else None,
+        assumptions=assumptions,
     )
 
 
@@ -147,7 +232,7 @@ def _performance(primary: Candidate) -> Performance:
 SIMILAR_COST = 0.1
 
 
-def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
+def _alternative(candidate: Candidate, primary: Candidate, throughput: float) -> Alternative:
     """A candidate family as an alternative, priced the same way as the choice: its cost
     relative to the recommended network is the ratio of the two BOM totals' midpoints."""
     option = candidate.option
@@ -170,12 +255,25 @@ def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
         link_gbps=candidate.fabric.link_gbps,
         network_usd_low=candidate.cost.network_usd_low,
         network_usd_high=candidate.cost.network_usd_high,
-        relative_training_throughput=option.relative_training_throughput,
+        relative_training_throughput=throughput,
         relative_cost=relative or None,
         allreduce_ms=round(candidate.allreduce.ms, 2) if candidate.allreduce else None,
+        step=candidate.step,
         latency_us=option.latency_us,
         operational_complexity=option.operational_complexity,  # type: ignore[arg-type]
-        trade_off=f"{price[0].upper()}{price[1:]}; {option.throughput_range}; {option.summary}.",
+        trade_off=f"{price[0].upper()}{price[1:]}; {_throughput_phrase(candidate, throughput)}; {option.summary}.",
+    )
+
+
+def _throughput_phrase(candidate: Candidate, relative: float) -> str:
+    """What the step-time model says about this fabric, beside what the guide says."""
+    option = candidate.option
+    if candidate.step is None:
+        return option.throughput_range
+    step = candidate.step
+    return (
+        f"{pct(relative)} of InfiniBand's training throughput on this job (exposed communication "
+        f"{_ms(step.exposed_ms)} of a {_ms(step.step_ms)} step; the guide: {option.throughput_range})"
     )
 
 
@@ -184,8 +282,97 @@ def _ports(profile: WorkloadProfile, facts: dict[str, Any], primary: Candidate) 
     return pricing.server_ports(profile, fabric_ports(facts), primary.fabric.link_gbps)
 
 
-def _roce_checklist() -> list[RoceSetting]:
+FABRIC_KINDS = {"rocev2": "roce", "ethernet": "ethernet"}
+VALIDATION_MESSAGE_BYTES = 8 * 2**30  # nccl-tests `-b 8G -e 8G`
+VALIDATION_SOURCE = (
+    "Fabric Advisor all-reduce model (rules/sizing/allreduce.py), within 20 % of the published nccl-tests results "
+    "in knowledge/sources/nccl_results.yaml (NVIDIA/nccl-tests issue #290: 46-48 GB/s per NDR NIC)"
+)
+
+
+def _fabric_configuration(primary: Candidate, profile: WorkloadProfile) -> FabricConfiguration | None:
+    """The settings the chosen fabric needs, with values, and what to expect when it is tested."""
+    if primary.technology == "nvlink_only":
+        return None
+    kind = FABRIC_KINDS.get(str(primary.technology), "infiniband")
+    return FabricConfiguration(
+        fabric=kind,  # type: ignore[arg-type]
+        switch_family=primary.fabric.switch_model or "any",
+        settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps)),
+        validation=_validation_targets(primary, profile),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _settings(kind: str, switch_model: str | None, link_gbps: int) -> tuple[FabricSetting, ...]:
+    """A fabric's settings for its switch family, the RoCE headroom sized for its links."""
+    family = fabric_settings.switch_family(switch_model)
+    settings = [
+        FabricSetting(area=s.area, setting=s.setting, value=s.value, why=s.why, source=s.source)
+        for s in fabric_settings.settings(kind, family)
+    ]
+    if kind == "roce":
+        settings.insert(2, _headroom_setting(link_gbps))
+    return tuple(settings)
+
+
+def _headroom_setting(link_gbps: int) -> FabricSetting:
+    room = fabric_settings.headroom()
+    sizes = ", ".join(f"{room.bytes_at(link_gbps, m) / 1000:,.0f} KB at {m} m" for m in room.cable_m)
+    return FabricSetting(
+        area="switch",
+        setting="PFC headroom",
+        value=f"Per lossless port at {link_gbps} Gb/s: {sizes} of cable (2 x {room.mtu_bytes:,}-byte frames "
+        f"+ cable round trip at {room.propagation_ns_per_m:g} ns/m + the peer's response time, at line rate).",
+        why="What still arrives after PAUSE must fit the port's buffer, or the lossless class drops packets.",
+        source=room.source,
+    )
+
+
+def _validation_targets(primary: Candidate, profile: WorkloadProfile) -> list[FabricSetting]:
+    """nccl-tests and perftest figures the customer can check once the fabric is cabled."""
+    link = primary.fabric.link_gbps
+    nic_busbw, latency, _ = traffic.nic_link(primary.technology, link)
+    local_busbw, local_latency, local_name = traffic.local_link(profile.gpu_model)
+    gpus = profile.gpu_count or 1
+    per_domain = traffic.scale_up_domain(profile)[1]
+    whole = sizing.allreduce_estimate(
+        VALIDATION_MESSAGE_BYTES, gpus, per_domain, local_busbw, nic_busbw, local_latency, latency
+    )
+    one = min(per_domain, gpus)
+    perftest = "ib_write_bw" + (" -x 3 (RoCEv2 GID)" if primary.technology == "rocev2" else "")
     return [
-        RoceSetting(setting=check.setting, value=check.value, why=check.why, source=check.source)
-        for check in catalogue.roce_checklist()
+        FabricSetting(
+            area="validation",
+            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on {one} GPUs of one server",
+            value=f"busbw about {local_busbw:g} GB/s (the {local_name})",
+            why="Checks NVLink / PCIe inside a server before the network is blamed.",
+            source=catalogue.nvlink(profile.gpu_model).source,
+        ),
+        FabricSetting(
+            area="validation",
+            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring)",
+            value=f"busbw about {whole.effective_busbw_gbytes:,.0f} GB/s (±20 %), {whole.bottleneck}-bound",
+            why="The whole fabric carrying a ring at each NIC's speed; far below means a bad link, route or setting.",
+            source=VALIDATION_SOURCE,
+        ),
+        FabricSetting(
+            area="validation",
+            setting=f"perftest {perftest} between two servers, per link",
+            value=f"at least {nic_busbw * 8:,.0f} Gb/s of the {link} Gb/s line rate on every compute link",
+            why="One slow link (a bad cable or optic) holds back every ring through it.",
+            source=f"Per-NIC bus bandwidth of {nic_busbw:g} GB/s that nccl-tests reaches on this fabric "
+            "(knowledge/sources/links.yaml); RDMA write bandwidth cannot be lower",
+        ),
+    ]
+
+
+def _roce_settings(configuration: FabricConfiguration | None) -> list[RoceSetting]:
+    """The switch and NIC settings of a RoCE fabric, as the RoCE checklist shows them."""
+    if configuration is None:
+        return []
+    return [
+        RoceSetting(setting=s.setting, value=s.value, why=s.why, source=s.source)
+        for s in configuration.settings
+        if s.area in ("switch", "nic")
     ]

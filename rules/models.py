@@ -92,6 +92,28 @@ _PROFILE_FIELDS = dict(
     cost_sensitive=("True when cost matters more than the last 10-20 % of speed.", False),
     existing_ethernet=("True when the site already runs a high-speed Ethernet fabric.", False),
     prefer=("A fabric the customer prefers, honoured where it can carry the workload.", None),
+    tp=(
+        "Tensor-parallel degree (GPUs that split each layer), kept inside the NVLink domain. "
+        "Default: the smallest power of two, up to 8, that the memory needs.",
+        8,
+    ),
+    pp=("Pipeline-parallel degree (stages the layers are split into). Default: as the memory needs.", 16),
+    message_gb=(
+        "All-reduce message per GPU in GB, as nccl-tests sizes it (`-b 8G` is 8); bypasses the "
+        "parallelism plan, for comparing the estimate with a benchmark.",
+        8,
+    ),
+    moe=("True for a mixture-of-experts model: its all-to-all is added to each step.", False),
+    active_params_b=(
+        "Parameters active per token, billions (mixture-of-experts); default the whole model when dense, "
+        "a quarter of it for MoE.",
+        37,
+    ),
+    tokens_per_step=(
+        "Tokens in one optimizer step (the global batch). Default: 4M tokens (Llama 2/3 pretraining), "
+        "at least one 8,192-token sequence per data-parallel replica.",
+        4_194_304,
+    ),
 )
 
 
@@ -181,9 +203,20 @@ class WorkloadProfile(ProfileDraft):
     node (8 for DGX/HGX, 72 for an NVL72 rack) come from the hardware catalogue, which the
     contract does not read: `rules.servers.resolve` fills them in and checks the server
     (the engine resolves every profile it is given).
+
+    The training job's plan (tp, pp, message_gb, moe, active_params_b, tokens_per_step)
+    is optional: the traffic model chooses defaults and says which.
     """
 
     workload: Workload = Field(description=_PROFILE_FIELDS["workload"][0], examples=[_PROFILE_FIELDS["workload"][1]])
+    # the training job's shape, for the traffic model; set through the CLI and the API (the
+    # chat's extractor does not read them, so they are not part of a conversation's draft)
+    tp: int | None = _field("tp", ge=1, le=MAX_GPUS_PER_NODE)
+    pp: int | None = _field("pp", ge=1, le=1024)
+    message_gb: float | None = _field("message_gb", gt=0, le=100_000)
+    moe: bool | None = _field("moe", strict=True)
+    active_params_b: float | None = _field("active_params_b", gt=0, le=1_000_000)
+    tokens_per_step: int | None = _field("tokens_per_step", ge=1, le=10**10)
 
     @property
     def resolved(self) -> bool:
@@ -228,6 +261,22 @@ class WorkloadProfile(ProfileDraft):
                 f"gpu_count: {self.gpu_count} is not node_count x gpus_per_node "
                 f"({self.node_count} x {gpn} = {self.node_count * gpn}; only the last server "
                 "may be partly filled); fix one of the three"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _check_parallelism(self) -> WorkloadProfile:
+        """A stated plan must fit the cluster and the model; says which value to change."""
+        tp, pp, gpus = self.tp or 1, self.pp or 1, self.gpu_count or 1
+        if tp * pp > gpus:
+            raise ValueError(
+                f"tp: tp x pp = {tp} x {pp} = {tp * pp} GPUs per model replica, more than the cluster's {gpus:,}; "
+                "lower tp or pp"
+            )
+        if self.active_params_b and self.model_params_b and self.active_params_b > self.model_params_b:
+            raise ValueError(
+                f"active_params_b: {self.active_params_b:g}B active is more than the model's "
+                f"{self.model_params_b:g}B parameters"
             )
         return self
 
@@ -378,11 +427,64 @@ class Cost(_Model):
         return next((part for part in self.by_fabric if part.name == name), None)
 
 
+class ParallelismPlan(_Model):
+    """How the model is split over the GPUs, and the memory arithmetic behind it."""
+
+    tp: int = Field(ge=1, description="Tensor-parallel degree (inside the NVLink domain).", examples=[8])
+    pp: int = Field(ge=1, description="Pipeline-parallel stages.", examples=[16])
+    dp: int = Field(ge=1, description="Data-parallel replicas: the ranks of the gradient all-reduce.", examples=[128])
+    tp_source: Literal["stated", "memory"] = Field(description="Whether tp was given or chosen.", examples=["memory"])
+    pp_source: Literal["stated", "memory"] = Field(description="Whether pp was given or chosen.", examples=["memory"])
+    params_b: float = Field(description="Model parameters, billions.", examples=[405])
+    gpu_memory_gb: float = Field(description="Memory of one GPU, GB.", examples=[80])
+    state_bytes_per_param: int = Field(
+        description="Weights, gradients and optimizer state per parameter.", examples=[16]
+    )
+    state_gb_per_gpu: float = Field(description="Model state each GPU holds under the plan, GB.", examples=[50.6])
+    memory_budget_gb: float = Field(
+        description="Share of GPU memory the plan lets model state take, GB.", examples=[56]
+    )
+    fits: bool = Field(description="Whether the model state fits that budget.", examples=[True])
+    gradient_gb_per_gpu: float = Field(
+        description="Data-parallel gradient each GPU reduces per step, GB.", examples=[6.3]
+    )
+    dp_ranks_per_domain: int = Field(
+        ge=1, description="Data-parallel ranks that share one NVLink domain (reduced there first).", examples=[1]
+    )
+    nvlink_domain_gpus: int = Field(ge=1, description="GPUs in one NVLink domain.", examples=[8])
+    idle_gpus: int = Field(ge=0, default=0, description="GPUs left over by tp x pp x dp.", examples=[0])
+    arithmetic: list[str] = Field(
+        default_factory=list,
+        description="The plan's memory arithmetic, in sentences.",
+        examples=[["405B x 16 bytes = 6,480 GB of model state; / (TP 8 x PP 16) = 50.6 GB per GPU."]],
+    )
+
+
+class StepEstimate(_Model):
+    """One training step on one fabric: compute, communication, and what is left exposed."""
+
+    compute_ms: float = Field(description="GPU compute per step at the assumed utilisation, ms.", examples=[1520.0])
+    allreduce_ms: float = Field(description="The data-parallel gradient all-reduce, ms.", examples=[267.0])
+    alltoall_ms: float = Field(default=0.0, description="Mixture-of-experts all-to-all per step, ms.", examples=[0.0])
+    hidden_ms: float = Field(description="Communication hidden behind backward compute, ms.", examples=[250.0])
+    exposed_ms: float = Field(description="Communication the step waits for, ms.", examples=[17.0])
+    step_ms: float = Field(description="Compute plus exposed communication, ms.", examples=[1537.0])
+    exposed_share: float = Field(ge=0, le=1, description="Exposed communication / step time.", examples=[0.011])
+    bound_by: str = Field(description="What bounds the step.", examples=["GPU compute"])
+
+
 class Performance(_Model):
     allreduce_ms: float | None = Field(description="One gradient all-reduce, ms; null for inference.", examples=[310.5])
     message_bytes: int | None = Field(default=None, description="All-reduce message size.", examples=[140_000_000_000])
     relative_training_throughput: float = Field(
-        description="Expected training throughput relative to InfiniBand (1.0).", examples=[1.0]
+        description="Training throughput relative to InfiniBand (1.0), from the step-time model.", examples=[1.0]
+    )
+    plan: ParallelismPlan | None = Field(default=None, description="The parallelism plan the traffic follows.")
+    step: StepEstimate | None = Field(default=None, description="The training step on this fabric.")
+    in_network_allreduce_ms: float | None = Field(
+        default=None,
+        description="The all-reduce with in-network reduction (SHARP) where the switches have it, ms.",
+        examples=[140.0],
     )
     assumptions: list[str] = Field(
         default_factory=list,
@@ -399,6 +501,29 @@ class RoceSetting(_Model):
     )
     source: str = Field(
         description="Where the guidance comes from.", examples=["Seed guide, 'Lossless Ethernet configuration'"]
+    )
+
+
+class FabricSetting(_Model):
+    """One thing to configure, with its value and where the value comes from."""
+
+    area: Literal["switch", "nic", "nccl", "subnet_manager", "validation"] = Field(
+        description="Where it is set.", examples=["switch"]
+    )
+    setting: str = Field(description="Mechanism or variable.", examples=["ECN marking (RoCE class)"])
+    value: str = Field(description="What to set.", examples=["min 150 KB, max 1,500 KB on traffic class 3"])
+    why: str = Field(description="Why.", examples=["Marks before PFC pauses so DCQCN slows senders first."])
+    source: str = Field(description="Vendor document the value comes from.", examples=["NVIDIA Onyx RoCE commands"])
+
+
+class FabricConfiguration(_Model):
+    """What the recommended fabric needs configured, and how to check it after cabling."""
+
+    fabric: Literal["roce", "infiniband", "ethernet"] = Field(description="Fabric kind.", examples=["roce"])
+    switch_family: str = Field(description="The switch family the values are for.", examples=["NVIDIA Spectrum"])
+    settings: list[FabricSetting] = Field(default_factory=list, description="Switch, NIC and NCCL settings.")
+    validation: list[FabricSetting] = Field(
+        default_factory=list, description="Expected results of nccl-tests and perftest on the built fabric."
     )
 
 
@@ -419,6 +544,7 @@ class Alternative(_Model):
     allreduce_ms: float | None = Field(
         default=None, description="One gradient all-reduce on this fabric, ms.", examples=[365.2]
     )
+    step: StepEstimate | None = Field(default=None, description="The training step on this fabric.")
     latency_us: str = Field(description="Typical latency.", examples=["1-5"])
     operational_complexity: Literal["low", "medium", "high"] = Field(
         description="How hard it is to run.", examples=["high"]
@@ -454,6 +580,9 @@ class Recommendation(_Model):
     cost: Cost
     performance: Performance
     roce_configuration: list[RoceSetting] = Field(default_factory=list, description="Empty unless RoCE.")
+    fabric_configuration: FabricConfiguration | None = Field(
+        default=None, description="Settings and validation targets for the fabric; null for NVLink only."
+    )
     alternatives: list[Alternative] = Field(default_factory=list)
     bill_of_materials: list[BomLine] = Field(
         default_factory=list,

@@ -105,13 +105,15 @@ def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> Non
         ({"workload": "training", "gpu_count": 8, "colour": "red"}, "colour", ["unknown field", "gpu_count"]),
         ({"workload": "training", "gpu_count": "many"}, "gpu_count", ["integer"]),
         ({"workload": "training", "gpu_count": 8, "existing_ethernet": 0}, "existing_ethernet", ["boolean"]),
+        ({"workload": "training", "gpu_count": 16, "tp": 8, "pp": 4}, "tp", ["tp x pp", "lower tp or pp"]),
+        ({"workload": "training", "gpu_count": 16, "message_gb": 0}, "message_gb", ["more than 0", "100,000"]),
     ],
 )
 def test_bad_profile_is_422_naming_field_and_allowed_values(
     client: httpx.Client,
     profile: dict,
     field: str,
-    words: list[str],  # noqa: F811
+    words: list[str],
 ) -> None:
     response = client.post("/v1/recommendations", json=profile)
     assert response.status_code == 422
@@ -144,3 +146,20 @@ def test_a_json_array_is_422_asking_for_an_object(client: httpx.Client) -> None:
     response = client.post("/v1/recommendations", json=[PRETRAINING])
     assert response.status_code == 422
     assert "JSON object" in response.json()["detail"][0]["msg"]
+
+
+def test_the_training_plan_is_an_api_field_and_comes_back_with_its_step(client: httpx.Client) -> None:  # noqa: F811
+    profile = {
+        "workload": "training",
+        "gpu_count": 16384,
+        "gpu_model": "H100",
+        "model_params_b": 405,
+        "tp": 8,
+        "pp": 16,
+    }
+    created = client.post("/v1/recommendations", json=profile)
+    assert created.status_code == 201, created.text
+    performance = created.json()["performance"]
+    assert (performance["plan"]["tp"], performance["plan"]["pp"], performance["plan"]["dp"]) == (8, 16, 128)
+    assert performance["step"]["exposed_share"] < 1
+    assert created.json()["fabric_configuration"]["validation"]

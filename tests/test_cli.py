@@ -64,6 +64,17 @@ def test_every_profile_field_has_a_flag():
         "--existing-ethernet",
         "--prefer",
         "rocev2",
+        "--tp",
+        "2",
+        "--pp",
+        "2",
+        "--message-gb",
+        "8",
+        "--moe",
+        "--active-params-b",
+        "4",
+        "--tokens-per-step",
+        "1048576",
         "--json",
     )
     assert result.returncode == 0, result.stderr
@@ -80,6 +91,12 @@ def test_every_profile_field_has_a_flag():
         "cost_sensitive": True,
         "existing_ethernet": True,
         "prefer": "rocev2",
+        "tp": 2,
+        "pp": 2,
+        "message_gb": 8.0,
+        "moe": True,
+        "active_params_b": 4.0,
+        "tokens_per_step": 1048576,
     }
 
 
@@ -118,6 +135,8 @@ def test_ask_answers_a_knowledge_question():
         (("recommend", "--workload", "training", "--gpus", "8", "--bogus"), "--bogus"),
         (("size", "--nodes", "100000", "--radix", "16"), "fat-tree"),
         (("ask", "x" * 2001), "2000"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--tp", "8", "--pp", "4"), "tp x pp"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--message-gb", "0"), "message_gb"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):

@@ -44,10 +44,13 @@ def test_subjects_are_the_source_files(records):
     assert {r.subject for r in records} == {
         "cost",
         "faq",
+        "fabric_settings",
         "figures",
         "glossary",
+        "gpus",
         "hardware",
         "links",
+        "nccl_results",
         "ports",
         "pricebook",
         "roce",

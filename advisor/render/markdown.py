@@ -13,7 +13,17 @@ from pydantic import ValidationError
 from advisor.models import Answer
 from extraction.models import Span
 from rules.facts import usd
-from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE, Port, Reason, Recommendation, Topology
+from rules.models import (
+    MAX_GPUS,
+    MAX_GPUS_PER_NODE,
+    FabricConfiguration,
+    Performance,
+    Port,
+    Reason,
+    Recommendation,
+    StepEstimate,
+    Topology,
+)
 
 QUESTIONS = {
     "workload": "What will the cluster run: **training**, **inference**, or **both**?",
@@ -78,6 +88,41 @@ def topology_line(t: Topology) -> str:
     return f"{name}, {t.tiers} tier{'s' if t.tiers != 1 else ''}{extra}{su}"
 
 
+def plan_line(perf: Performance) -> str:
+    """The parallelism plan in one line: "TP 8 x PP 16 x DP 128; 50.6 of 56 GB per GPU; ..."."""
+    plan = perf.plan
+    if plan is None:
+        return ""
+    fit = "" if plan.fits else " (does not fit)"
+    return (
+        f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp:,}; {plan.state_gb_per_gpu:g} GB of model state per GPU "
+        f"(budget {plan.memory_budget_gb:g} of {plan.gpu_memory_gb:g} GB){fit}; "
+        f"{plan.gradient_gb_per_gpu:g} GB of gradient per GPU per step"
+    )
+
+
+def step_line(step: StepEstimate | None) -> str:
+    """A training step in one line: exposed communication, its share and what bounds it."""
+    if step is None:
+        return ""
+    return (
+        f"{duration(step.exposed_ms)} of communication exposed in a {duration(step.step_ms)} step "
+        f"({step.exposed_share:.1%}; compute {duration(step.compute_ms)}), bound by {step.bound_by}"
+    )
+
+
+def configuration_lines(configuration: FabricConfiguration | None) -> list[str]:
+    """The fabric's settings and the validation targets, as markdown bullets."""
+    if configuration is None:
+        return []
+    lines = ["", f"**Fabric configuration** ({configuration.switch_family})"]
+    lines += [f"- **{s.setting}:** {s.value}" for s in configuration.settings]
+    if configuration.validation:
+        lines += ["", "**After cabling, expect**"]
+        lines += [f"- {s.setting}: {s.value}" for s in configuration.validation]
+    return lines
+
+
 def design_answer(rec: Recommendation, topics: list[str]) -> str:
     """The figures a follow-up question asks for ("how many switches is that?"), taken
     from the recommendation shown, so the answer is about this design, not in general."""
@@ -91,7 +136,10 @@ def design_answer(rec: Recommendation, topics: list[str]) -> str:
         f" _({rec.cost.basis})_",
         "allreduce": (
             f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation of "
-            f"{(perf.message_bytes or 0) / 1e9:g} GB ({'; '.join(perf.assumptions)})"
+            f"{(perf.message_bytes or 0) / 1e9:g} GB per GPU"
+            + (f"; plan {plan_line(perf)}" if perf.plan else "")
+            + (f"; {step_line(perf.step)}" if perf.step else "")
+            + f" ({'; '.join(perf.assumptions)})"
             if perf.allreduce_ms is not None
             else "- **All-reduce:** none between servers (inference)"
         ),
@@ -129,11 +177,19 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
             f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation"
             f" ({perf.relative_training_throughput:.0%} of InfiniBand training throughput)"
         )
+    if perf.in_network_allreduce_ms is not None:
+        lines.append(f"- **With SHARP (option):** about {duration(perf.in_network_allreduce_ms)} per all-reduce")
+    if perf.plan:
+        lines.append(f"- **Parallelism plan:** {plan_line(perf)}")
+    if perf.step:
+        lines.append(f"- **Training step:** {step_line(perf.step)}")
     lines += ["", "**Why**"]
     lines += [f"{i}. {r.statement} _({r.source})_" for i, r in enumerate(top_reasons(rec, reasons), 1)]
     if rec.warnings:
         lines += ["", *[f"> **Check:** {w}" for w in rec.warnings]]
-    if rec.roce_configuration:
+    if rec.fabric_configuration:
+        lines += configuration_lines(rec.fabric_configuration)
+    elif rec.roce_configuration:
         lines += ["", "**RoCE configuration**"]
         lines += [f"- **{s.setting}:** {s.value}" for s in rec.roce_configuration]
     if rec.alternatives:
@@ -180,6 +236,7 @@ def compare_markdown(rec: Recommendation) -> str:
             rec.performance.allreduce_ms,
             rec.fabric.latency_us,
             "",
+            rec.performance.step,
         )
     ]
     rows += [
@@ -190,12 +247,17 @@ def compare_markdown(rec: Recommendation) -> str:
             a.allreduce_ms,
             a.latency_us,
             a.trade_off,
+            a.step,
         )
         for a in rec.alternatives
     ]
     lines = [f"**Fabrics compared for {workload_line(rec)}**", ""]
-    for name, cost, throughput, allreduce, latency, trade_off in rows:
+    for name, cost, throughput, allreduce, latency, trade_off, step in rows:
         timing = f", all-reduce {duration(allreduce)}" if allreduce is not None else ""
+        if step is not None:
+            timing += (
+                f", {duration(step.exposed_ms)} exposed per {duration(step.step_ms)} step ({step.exposed_share:.1%})"
+            )
         lines.append(
             f"- {name}: network {cost}, {throughput:.0%} training throughput{timing}, latency {latency} us"
             + (f". {trade_off}" if trade_off else "")

@@ -21,13 +21,15 @@ from advisor.render.markdown import (
     cables_line,
     cost_range,
     duration,
+    plan_line,
     ports_line,
+    step_line,
     switches_line,
     top_reasons,
     topology_line,
     workload_line,
 )
-from rules.models import Reason, Recommendation
+from rules.models import FabricConfiguration, Reason, Recommendation
 
 __all__ = ["escape", "markdown_to_mrkdwn", "recommendation_blocks"]
 
@@ -146,9 +148,12 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
             (
                 "All-reduce",
                 f"about {duration(perf.allreduce_ms)} per gradient synchronisation "
-                f"({perf.relative_training_throughput:.0%} of InfiniBand training throughput)",
+                f"({perf.relative_training_throughput:.0%} of InfiniBand training throughput)"
+                + (f"; {step_line(perf.step)}" if perf.step else ""),
             )
         )
+    if perf.plan:
+        fields.append(("Parallelism plan", plan_line(perf)))
     blocks: list[dict] = [
         _header(f"Recommendation: {f.name}, {TOPOLOGY_NAMES[str(t.kind)]}"),
         _context(f"For {escape(workload_line(rec))}."),
@@ -163,6 +168,8 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
             blocks += _reason_blocks(number, reason)
     for warning in rec.warnings[:5]:
         blocks.append(_section(f":warning: *Check:* {markdown_to_mrkdwn(warning)}"))
+    if rec.fabric_configuration:
+        blocks += _configuration_blocks(rec.fabric_configuration)
     links = []
     if diagram_url:
         links.append(f"<{_url(diagram_url)}|Topology diagram (SVG)>")
@@ -173,6 +180,19 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
         links.append(f"Recommendation id `{escape(rec.id)}`")
     links.append("Say *why?* for every rule, or *compare* for the alternatives")
     blocks += [{"type": "divider"}, _context(*links)]
+    return blocks
+
+
+def _configuration_blocks(configuration: FabricConfiguration) -> list[dict]:
+    """The fabric's settings (one section, clipped to Slack's limit) and the validation targets."""
+    settings = "\n".join(f"• *{escape(s.setting)}:* {escape(s.value)}" for s in configuration.settings)
+    blocks = [
+        {"type": "divider"},
+        _section(f"*Fabric configuration* ({escape(configuration.switch_family)})\n{settings}"),
+    ]
+    if configuration.validation:
+        targets = "\n".join(f"• {escape(s.setting)}: {escape(s.value)}" for s in configuration.validation)
+        blocks.append(_section(f"*After cabling, expect*\n{targets}"))
     return blocks
 
 

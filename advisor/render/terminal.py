@@ -12,6 +12,8 @@ from advisor.render.markdown import (
     cables_line,
     cost_range,
     duration,
+    plan_line,
+    step_line,
     switches_line,
     topology_line,
     workload_line,
@@ -34,6 +36,12 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
     if perf.allreduce_ms is not None:
         summary.add_row("All-reduce", f"{duration(perf.allreduce_ms)} per gradient sync")
     summary.add_row("Training throughput", f"{perf.relative_training_throughput:.0%} of InfiniBand")
+    if perf.plan:
+        summary.add_row("Parallelism plan", plan_line(perf))
+    if perf.step:
+        summary.add_row("Training step", step_line(perf.step))
+    if perf.in_network_allreduce_ms is not None:
+        summary.add_row("With SHARP", f"{duration(perf.in_network_allreduce_ms)} per gradient sync (option)")
     if rec.id:
         summary.add_row("Id", rec.id)
     if diagram_url:
@@ -54,7 +62,15 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
         reasons.add_row(str(i), r.rule_id, r.statement, r.source)
 
     parts: list = [summary, ports, reasons]
-    if rec.roce_configuration:
+    configuration = rec.fabric_configuration
+    if configuration:
+        settings = Table(title=f"Fabric configuration ({configuration.switch_family})", title_justify="left")
+        for column in ("where", "setting", "value", "why"):
+            settings.add_column(column)
+        for s in configuration.settings + configuration.validation:
+            settings.add_row(s.area.replace("_", " "), s.setting, s.value, s.why)
+        parts.append(settings)
+    elif rec.roce_configuration:
         roce = Table(title="RoCE configuration", title_justify="left")
         roce.add_column("setting")
         roce.add_column("value")
@@ -64,7 +80,15 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
         parts.append(roce)
     if rec.alternatives:
         alternatives = Table(title="Alternatives", title_justify="left")
-        for column in ("fabric", "network cost", "throughput", "all-reduce", "latency (us)", "trade-off"):
+        for column in (
+            "fabric",
+            "network cost",
+            "throughput",
+            "all-reduce",
+            "exposed / step",
+            "latency (us)",
+            "trade-off",
+        ):
             alternatives.add_column(column)
         for a in rec.alternatives:
             alternatives.add_row(
@@ -72,6 +96,7 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
                 cost_range(a.network_usd_low, a.network_usd_high),
                 f"{a.relative_training_throughput:.0%}",
                 duration(a.allreduce_ms) if a.allreduce_ms is not None else "-",
+                f"{duration(a.step.exposed_ms)} / {duration(a.step.step_ms)}" if a.step else "-",
                 a.latency_us,
                 a.trade_off,
             )

@@ -4,6 +4,8 @@
   `size_dragonfly_plus`, `single_node`), raising `FabricTooLarge` past capacity.
 - `ports`: the ports each server needs (`ports_per_server`).
 - `allreduce`: one gradient all-reduce (`allreduce_estimate`, `default_message_bytes`).
+- `parallelism`: the default TP / PP / DP plan and its memory arithmetic (`plan_parallelism`).
+- `steptime`: a training step's compute and exposed communication (`step_estimate`).
 - `bom`: the bill of materials of a fabric from its topology and the price book
   (`fabric_lines`, `link_parts`).
 - `cost`: the network cost summed from the bill of materials (`network_cost`, `cost_ratio`).

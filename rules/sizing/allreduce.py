@@ -6,16 +6,28 @@ all-reduce of S bytes over n ranks at bus bandwidth B takes 2(n-1)/n x S / B, pl
 one latency per step: a ring all-reduce is a reduce-scatter and an all-gather of
 n-1 steps each, 2(n-1) steps.
 
-Hierarchy, as NCCL runs it on GPU servers: inside a node the GPUs reduce over
-NVLink at `nvlink_busbw`; across nodes every GPU drives its own NIC, so a node moves
-gpus_per_node x `nic_busbw` onto the network. NCCL pipelines the two stages, so
-the whole ring runs at the slower one:
-B_eff = nvlink_busbw on one node, min(nvlink_busbw, gpus_per_node x nic_busbw) on
-more. Latency: 2(g-1) NVLink steps (g GPUs per node) + 2(N-1) network steps (N nodes).
+Hierarchy, as NCCL runs it: the ranks that share a scale-up domain (the GPUs of a
+server, or the 72 GPUs of an NVL72 rack's NVLink domain) reduce over NVLink at
+`local_busbw`; across domains every rank drives its own NIC, so a domain moves
+ranks_per_domain x `nic_busbw` onto the network. NCCL pipelines the two stages, so the
+whole ring runs at the slower one:
+B_eff = local_busbw inside one domain, min(local_busbw, ranks_per_domain x nic_busbw)
+across domains. Latency: 2(L-1) local steps (L ranks per domain) + 2(N-1) network steps
+(N domains).
 
-Check: 70B parameters (140 GB of bf16 gradients) on 128 H100 (16 nodes, NVLink 480,
-NIC 47 GB/s): B_eff = min(480, 8 x 47) = 376 GB/s, in the 350-390 GB/s nccl-tests
-report on such clusters; 2 x 127/128 x 140e9 / 376e9 = 0.74 s.
+A data-parallel group whose model is split by tensor parallelism over a whole server has
+one rank per server (L = 1): its all-reduce runs at one NIC's bandwidth. The same GPUs in
+an NVL72 rack have 9 ranks per domain (72 / TP 8), so the rack's NVLink carries 8/9 of the
+reduction and the network stage runs at 9 NICs' bandwidth: a rack never reduces slower
+than 8-GPU servers.
+
+In-network reduction (SHARP on InfiniBand Quantum-2 and Quantum-X800): the switches sum
+the data, so each byte crosses a rank's NIC once each way instead of 2(n-1)/n times; the
+network stage then takes S / B. Reported as an option, never assumed.
+
+Check: 70B parameters (140 GB of bf16 gradients) on 128 H100 with one rank per GPU
+(16 nodes, NVLink 480, NIC 47 GB/s): B_eff = min(480, 8 x 47) = 376 GB/s, in the
+350-390 GB/s nccl-tests report on such clusters; 2 x 127/128 x 140e9 / 376e9 = 0.74 s.
 """
 
 from __future__ import annotations
@@ -37,12 +49,15 @@ class AllReduceEstimate(BaseModel):
     effective_busbw_gbytes: float = Field(description="Bus bandwidth the ring runs at, GB/s.", examples=[376.0])
     bottleneck: Literal["nvlink", "network"] = Field(description="The slower stage.", examples=["network"])
     latency_ms: float = Field(description="The part of `ms` spent on per-step latency.", examples=[0.2])
-    nodes: int = Field(description="Servers the ranks span.", examples=[16])
+    nodes: int = Field(description="Scale-up domains (servers or NVLink racks) the ranks span.", examples=[16])
+    in_network_ms: float | None = Field(
+        default=None, description="The same all-reduce with in-network reduction (SHARP), ms.", examples=[380.0]
+    )
     assumptions: list[str] = Field(default_factory=list, description="What the estimate assumes.")
 
 
 def default_message_bytes(params_b: float) -> int:
-    """Gradient bytes of a model of `params_b` billion parameters: 2 bytes each (bf16)."""
+    """Gradient bytes of a whole model of `params_b` billion parameters: 2 bytes each (bf16)."""
     if params_b <= 0:
         raise ValueError(f"params_b: must be > 0, got {params_b}")
     return round(params_b * 1e9 * BYTES_PER_GRADIENT)
@@ -50,60 +65,71 @@ def default_message_bytes(params_b: float) -> int:
 
 def allreduce_estimate(
     message_bytes: int,
-    gpus: int,
-    gpus_per_node: int,
-    nvlink_busbw_gbytes: float,
+    ranks: int,
+    ranks_per_domain: int,
+    local_busbw_gbytes: float,
     nic_busbw_gbytes: float,
-    nvlink_latency_us: float,
+    local_latency_us: float,
     network_latency_us: float,
+    in_network_reduction: bool = False,
 ) -> AllReduceEstimate:
-    """Time of one ring all-reduce of `message_bytes` per GPU over `gpus` GPUs.
+    """Time of one ring all-reduce of `message_bytes` per rank over `ranks` ranks, of
+    which `ranks_per_domain` share a scale-up domain (NVLink or the server's PCIe).
 
     Bandwidths are achievable bus bandwidths in GB/s (1e9 bytes/s), as nccl-tests
-    reports them, not the links' nominal rates. See the module docstring for the model.
+    reports them, not the links' nominal rates. `in_network_reduction` also estimates the
+    all-reduce with SHARP (`in_network_ms`). See the module docstring for the model.
     """
     if message_bytes < 0:
         raise ValueError(f"message_bytes: must be >= 0, got {message_bytes}")
-    if gpus < 1 or gpus_per_node < 1:
-        raise ValueError(f"gpus and gpus_per_node: must be at least 1, got {gpus} and {gpus_per_node}")
-    if nvlink_busbw_gbytes <= 0 or nic_busbw_gbytes <= 0:
-        raise ValueError("nvlink_busbw_gbytes and nic_busbw_gbytes: must be > 0")
-    nodes = math.ceil(gpus / gpus_per_node)
-    per_node = min(gpus, gpus_per_node)
-    network_busbw = per_node * nic_busbw_gbytes
-    if nodes == 1 or nvlink_busbw_gbytes < network_busbw:
+    if ranks < 1 or ranks_per_domain < 1:
+        raise ValueError(f"ranks and ranks_per_domain: must be at least 1, got {ranks} and {ranks_per_domain}")
+    if local_busbw_gbytes <= 0 or nic_busbw_gbytes <= 0:
+        raise ValueError("local_busbw_gbytes and nic_busbw_gbytes: must be > 0")
+    domains = math.ceil(ranks / ranks_per_domain)
+    per_domain = min(ranks, ranks_per_domain)
+    network_busbw = per_domain * nic_busbw_gbytes
+    if domains == 1 or local_busbw_gbytes < network_busbw:
         bottleneck: Literal["nvlink", "network"] = "nvlink"
-        busbw = nvlink_busbw_gbytes
+        busbw = local_busbw_gbytes
     else:
         bottleneck = "network"
         busbw = network_busbw
-    ranks = gpus
     bandwidth_s = 2 * (ranks - 1) / ranks * message_bytes / (busbw * 1e9)
-    latency_us = 2 * (per_node - 1) * nvlink_latency_us + 2 * (nodes - 1) * network_latency_us
+    latency_us = 2 * (per_domain - 1) * local_latency_us + 2 * (domains - 1) * network_latency_us
     if ranks == 1:
         latency_us = 0.0
+    in_network_ms = None
+    if in_network_reduction and domains > 1:
+        # local reduce-scatter + all-gather at local busbw, network stage: S/L once per NIC
+        local_s = 2 * (per_domain - 1) / per_domain * message_bytes / (local_busbw_gbytes * 1e9)
+        network_s = message_bytes / network_busbw / 1e9
+        in_network_ms = (max(local_s, network_s) * 1e3) + (2 * (per_domain - 1) * local_latency_us) / 1e3
     assumptions = [
         "Bandwidths are achievable bus bandwidths (as nccl-tests measures them), not nominal link rates.",
         "Ring all-reduce: 2(n-1)/n x message / bus bandwidth, plus 2(n-1) latency steps.",
-        f"Gradients are bf16 ({BYTES_PER_GRADIENT} bytes per parameter) when the message is derived from the model size.",
-        "No SHARP or other in-network reduction.",
-        "No overlap with compute: the whole all-reduce is counted.",
+        f"Gradients are bf16 ({BYTES_PER_GRADIENT} bytes per parameter) when the message is derived from the model.",
+        "No SHARP or other in-network reduction in the main figure.",
+        "The all-reduce time counts the whole operation; the step model says how much of it overlaps compute.",
     ]
-    if nodes == 1:
-        assumptions.append(f"One node: all {gpus} GPU(s) reduce over NVLink at {nvlink_busbw_gbytes:g} GB/s.")
+    if domains == 1:
+        assumptions.append(
+            f"One scale-up domain: all {ranks} rank(s) reduce locally at {local_busbw_gbytes:g} GB/s, no network."
+        )
     else:
         assumptions.append(
-            f"Hierarchical and pipelined across {nodes} nodes: NVLink {nvlink_busbw_gbytes:g} GB/s inside a node, "
-            f"{per_node} NIC(s) x {nic_busbw_gbytes:g} GB/s = {network_busbw:g} GB/s per node across nodes; "
+            f"Hierarchical and pipelined across {domains:,} domains: {local_busbw_gbytes:g} GB/s inside a domain, "
+            f"{per_domain} rank(s) per domain x {nic_busbw_gbytes:g} GB/s per NIC = {network_busbw:g} GB/s across; "
             f"the ring runs at the slower, {bottleneck} ({busbw:g} GB/s)."
         )
     if ranks == 1:
-        assumptions.append("One GPU: nothing to reduce.")
+        assumptions.append("One data-parallel rank: nothing to reduce.")
     return AllReduceEstimate(
         ms=(bandwidth_s * 1e3 + latency_us / 1e3),
         effective_busbw_gbytes=busbw,
         bottleneck=bottleneck,
         latency_ms=latency_us / 1e3,
-        nodes=nodes,
+        nodes=domains,
+        in_network_ms=in_network_ms,
         assumptions=assumptions,
     )

@@ -1,0 +1,185 @@
+"""The traffic a training job puts on each candidate fabric, and what it costs the step.
+
+The engine builds one `Traffic` per recommendation (the parallelism plan, the message
+each GPU reduces, the step's compute) and asks `on_fabric` for every candidate fabric, so
+the alternatives are compared on the same job. Facts come from the catalogue (links,
+servers, GPUs); the arithmetic lives in rules.sizing (parallelism, allreduce, steptime).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from knowledge import catalogue, performance
+from rules.models import ParallelismPlan, StepEstimate, Technology, WorkloadProfile
+from rules.sizing import allreduce, parallelism, steptime
+
+DEFAULT_PARAMS_B = 7.0
+ASSUMED_GPU = "H100"  # the advisor's default server when the GPU is not named
+IN_NETWORK_REDUCTION = {"infiniband_ndr", "infiniband_xdr"}  # SHARPv3 (Quantum-2), SHARPv4 (Quantum-X800)
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The job, independent of the fabric."""
+
+    plan: ParallelismPlan | None  # None when the message size was stated (--message-gb)
+    message_bytes: int
+    ranks: int  # data-parallel ranks in the all-reduce
+    ranks_per_domain: int
+    local_busbw: float
+    local_latency_us: float
+    local_name: str
+    compute_ms: float
+    microbatches: int
+    tokens_per_step: int
+    moe_bytes_per_gpu: float
+    gpus: int
+    assumptions: tuple[str, ...]
+
+
+def scale_up_domain(profile: WorkloadProfile) -> tuple[int, int]:
+    """(GPUs in one NVLink domain, GPUs that reduce together before the network).
+
+    An NVL72 rack's NVLink domain spans its 72 GPUs whatever a "node" is; an 8-GPU server's
+    is its 8 GPUs; a PCIe server has no NVLink (domain 1) but reduces its GPUs over PCIe."""
+    gpus, per_node = profile.gpu_count or 1, profile.gpus_per_node or 8
+    server = catalogue.server_for(profile.gpu_model)
+    if server is None:
+        domain = per_node
+    elif server.nvlink_domain_gpus > server.gpus:
+        domain = server.nvlink_domain_gpus
+    else:
+        domain = min(server.nvlink_domain_gpus, per_node)
+    domain = max(1, min(domain, gpus))
+    return domain, max(1, min(gpus, max(domain, per_node)))
+
+
+def traffic_for(profile: WorkloadProfile) -> Traffic:
+    """The job's plan, message and compute for a training profile."""
+    gpus = profile.gpu_count or 1
+    gpu = performance.gpu(profile.gpu_model) or performance.gpu(ASSUMED_GPU)
+    assert gpu is not None  # the catalogue carries the assumed GPU
+    local_busbw, local_latency, local_name = local_link(profile.gpu_model)
+    domain, local_gpus = scale_up_domain(profile)
+    params = profile.model_params_b or DEFAULT_PARAMS_B
+    notes: list[str] = []
+    if profile.model_params_b is None:
+        notes.append(f"Model size not given: estimated for a {DEFAULT_PARAMS_B:g}B-parameter model.")
+    if performance.gpu(profile.gpu_model) is None:
+        notes.append(f"GPU {profile.gpu_model or 'not given'}: memory and throughput of an {ASSUMED_GPU} assumed.")
+    if profile.message_gb is not None:
+        plan = None
+        message = round(profile.message_gb * 1e9)
+        ranks, per_domain = gpus, min(gpus, local_gpus)
+        notes.append(
+            f"Stated message of {profile.message_gb:g} GB per GPU over all {gpus:,} GPUs (as nccl-tests runs it); "
+            "the parallelism plan is bypassed."
+        )
+    else:
+        plan = parallelism.plan_parallelism(
+            params, gpus, gpu.memory_gb, domain, tp=profile.tp, pp=profile.pp, local_gpus=local_gpus
+        )
+        message = parallelism.gradient_bytes(params, plan.tp, plan.pp)
+        ranks, per_domain = plan.dp, plan.dp_ranks_per_domain
+    dp = plan.dp if plan else gpus
+    tokens = profile.tokens_per_step or steptime.default_tokens_per_step(dp)
+    moe = bool(profile.moe)
+    active = profile.active_params_b or (params * steptime.MOE_ACTIVE_SHARE if moe else params)
+    compute = steptime.compute_ms(active, tokens, gpus, gpu.bf16_dense_tflops)
+    notes.append(
+        f"Step compute: {steptime.FLOPS_PER_PARAM_TOKEN} x {active:g}B active parameters x {tokens:,} tokens "
+        f"on {gpus:,} GPUs at {steptime.MFU:.0%} of {gpu.bf16_dense_tflops:g} dense BF16 TFLOPS "
+        f"= {compute / 1e3:,.2f} s ({gpu.source})."
+    )
+    if not profile.tokens_per_step:
+        notes.append(
+            f"Tokens per step not given: {tokens:,} (4M, Llama 2/3 pretraining, and at least one "
+            f"{steptime.SEQUENCE_TOKENS:,}-token sequence per replica)."
+        )
+    moe_bytes = steptime.moe_alltoall_bytes(active, tokens, gpus) if moe else 0.0
+    if moe:
+        notes.append(
+            f"Mixture of experts ({active:g}B active of {params:g}B): top-{steptime.MOE_TOP_K} all-to-all of "
+            f"{moe_bytes / 1e9:,.2f} GB per GPU per step over the fabric's bisection, not overlapped."
+        )
+    notes.append(
+        "Exposed communication: the gradient all-reduce hides behind the backward pass of the last "
+        "micro-batch (one sequence per replica); PP point-to-point and TP traffic inside the NVLink domain "
+        "are not counted."
+    )
+    return Traffic(
+        plan=plan,
+        message_bytes=message,
+        ranks=ranks,
+        ranks_per_domain=per_domain,
+        local_busbw=local_busbw,
+        local_latency_us=local_latency,
+        local_name=local_name,
+        compute_ms=compute,
+        microbatches=steptime.microbatches(tokens, dp),
+        tokens_per_step=tokens,
+        moe_bytes_per_gpu=moe_bytes,
+        gpus=gpus,
+        assumptions=tuple(notes),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def local_link(gpu_model: str | None) -> tuple[float, float, str]:
+    """(busbw GB/s, latency µs, short name) of the link inside a server or NVLink domain."""
+    link = catalogue.nvlink(gpu_model)
+    return link.achievable_busbw_gbytes, link.latency_us_model, link.title.split(" (")[0]
+
+
+@functools.lru_cache(maxsize=256)
+def nic_link(technology: Technology, link_gbps: int) -> tuple[float, float, str]:
+    """(achievable busbw per NIC, GB/s; model latency, µs; source) of a fabric at a speed.
+
+    A speed the catalogue has no entry for is scaled from the nearest one by line rate
+    (RoCE at 200G: the 400G entry's busbw halved), never taken from a slower link."""
+    if technology == Technology.nvlink_only:
+        link = catalogue.link("nvlink")
+        return link.achievable_busbw_gbytes, link.latency_us_model, link.source
+    link = catalogue.link(str(technology), link_gbps)
+    busbw = link.achievable_busbw_gbytes
+    source = link.source
+    if link_gbps and link.nominal_gbps != link_gbps:
+        nearest = max(
+            (lk for lk in catalogue.links() if lk.technology == str(technology)),
+            key=lambda lk: (lk.nominal_gbps >= link_gbps, -abs(lk.nominal_gbps - link_gbps)),
+        )
+        busbw = nearest.achievable_busbw_gbytes * link_gbps / nearest.nominal_gbps
+        source = f"{nearest.source}; scaled to {link_gbps} Gb/s by line rate (Fabric Advisor estimate)"
+    return busbw, link.latency_us_model, source
+
+
+def on_fabric(
+    traffic: Traffic, technology: Technology, link_gbps: int, bisection_gbps: float, endpoints: int
+) -> tuple[allreduce.AllReduceEstimate, StepEstimate]:
+    """The all-reduce and the step of the job on one fabric."""
+    nic_busbw, latency, source = nic_link(technology, link_gbps)
+    estimate = allreduce.allreduce_estimate(
+        message_bytes=traffic.message_bytes,
+        ranks=traffic.ranks,
+        ranks_per_domain=traffic.ranks_per_domain,
+        local_busbw_gbytes=traffic.local_busbw,
+        nic_busbw_gbytes=nic_busbw,
+        local_latency_us=traffic.local_latency_us,
+        network_latency_us=latency,
+        in_network_reduction=str(technology) in IN_NETWORK_REDUCTION,
+    )
+    alltoall = 0.0
+    if traffic.moe_bytes_per_gpu and endpoints and link_gbps:
+        # each GPU's share of the bisection (1 when non-blocking), at its NIC's achievable bandwidth
+        per_gpu_gbytes = min(1.0, 2 * bisection_gbps / (endpoints * link_gbps)) * nic_busbw
+        alltoall = traffic.moe_bytes_per_gpu / (per_gpu_gbytes * 1e9) * 1e3
+    bound = f"the {traffic.local_name}" if estimate.bottleneck == "nvlink" else "the network"
+    step = steptime_step(traffic, estimate.ms, alltoall, bound)
+    notes = [*estimate.assumptions, f"Bandwidths: {source}"]
+    return estimate.model_copy(update={"assumptions": notes}), step
+
+
+def steptime_step(traffic: Traffic, allreduce_ms: float, alltoall_ms: float, bound: str) -> StepEstimate:
+    return steptime.step_estimate(traffic.compute_ms, allreduce_ms, traffic.microbatches, alltoall_ms, bound)
