@@ -10,7 +10,7 @@ import sys
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from advisor.render import terminal
@@ -39,7 +39,7 @@ def _validation_line(exc: ValidationError) -> str:
     return message if message.startswith(field) else f"{field}: {message}"
 
 
-def _json(model) -> None:
+def _json(model: BaseModel) -> None:
     print(model.model_dump_json(indent=2))
 
 
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except typer.TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
-            print(exc.ctx.get_help())
+            print(exc.format_message())  # its message is the command's help
             return 2
         message = " ".join(exc.format_message().replace("Value error, ", "").split())
         print(f"fabric-advisor: {message}", file=sys.stderr)

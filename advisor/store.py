@@ -29,7 +29,7 @@ def _db(path: Path) -> sqlite_utils.Database:
     db = sqlite_utils.Database(conn)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    db["recommendations"].create({"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True)
+    db.table("recommendations").create({"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True)
     return db
 
 

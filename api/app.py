@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import Depends, FastAPI
 
@@ -37,7 +38,9 @@ TAGS = [
     {"name": "health", "description": "Liveness."},
 ]
 
-UNAUTHORIZED = {401: {"model": Problem, "description": "API key missing or wrong (only when the server sets one)."}}
+UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "API key missing or wrong (only when the server sets one)."}
+}
 
 
 @asynccontextmanager
@@ -63,10 +66,10 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     errors.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
 
-    guarded = {"dependencies": [Depends(require_api_key)], "responses": UNAUTHORIZED}
-    app.include_router(recommendations.router, **guarded)
-    app.include_router(ask.router, **guarded)
-    app.include_router(knowledge.router, **guarded)
+    guarded = [Depends(require_api_key)]
+    app.include_router(recommendations.router, dependencies=guarded, responses=UNAUTHORIZED)
+    app.include_router(ask.router, dependencies=guarded, responses=UNAUTHORIZED)
+    app.include_router(knowledge.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(health.router)
     app.include_router(widget.router)
     widget.mount_static(app)

@@ -77,7 +77,7 @@ def _count(value: Any, limits: tuple[int, int]) -> int | None:
         return None
     if abs(value - round(value)) > 1e-9:
         return None
-    count = int(round(value))
+    count = round(value)
     low, high = limits
     return count if low <= count <= high else None
 
@@ -122,9 +122,7 @@ def _negated(doc: Doc, start: int) -> bool:
     before = _words_before(doc, start, 2)
     if before and before[-1].lower_ in negators:
         return doc[start].lower_ not in releases
-    if len(before) == 2 and before[0].lower_ in negators and before[1].lower_ in bridges:
-        return True
-    return False
+    return len(before) == 2 and before[0].lower_ in negators and before[1].lower_ in bridges
 
 
 def _followed_by(match: Match, words: list[str] | None, after: int | None = None) -> bool:

@@ -10,9 +10,10 @@ longest match wins.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from spacy.attrs import ENT_TYPE, LOWER
 from spacy.matcher import Matcher
@@ -121,7 +122,7 @@ def rule_set() -> RuleSet:
     for rule in data["rules"]:
         matcher = Matcher(nlp().vocab, validate=True)
         patterns: dict[str, Pattern] = {}
-        needs: list[tuple[int, ...]] = []
+        needs: list[frozenset[int]] = []
         for index, raw in enumerate(rule["patterns"]):
             pattern = compile_pattern(raw, data["macros"])
             key = f"{rule['name']}#{index}"
@@ -248,10 +249,11 @@ def read(doc: Doc) -> list[Reading]:
         if fallback_for and any(fallback_for in reading.values for reading in readings):
             continue  # only when nothing exact gave the field (typing slips)
         handle = HANDLERS[compiled.rule["handler"]]
+        matches: Iterable[tuple[int, int, int, Sequence[int]]]
         if not compiled.has_roles:  # cue and flag rules: the span is all they need
             matches = ((key_id, start, end, ()) for key_id, start, end in compiled.matcher(doc))
         else:
-            matches = compiled.matcher(doc, with_alignments=True)
+            matches = cast(list, compiled.matcher(doc, with_alignments=True))  # spaCy types it without alignments
         for key_id, start, end, alignment in matches:
             pattern = compiled.patterns[doc.vocab.strings[key_id]]
             roles: dict[str, list[int]] = {}

@@ -96,9 +96,9 @@ def _write(path: Path, records: list[sources.Record], digest: str) -> None:
         for record in records:
             by_kind[record.kind].append(record.data)
         for kind, rows in by_kind.items():
-            db[kind].insert_all(rows, pk="id", alter=True)
+            db.table(kind).insert_all(rows, pk="id", alter=True)
 
-        db["entries"].insert_all(
+        db.table("entries").insert_all(
             (
                 {
                     "id": r.id,
@@ -115,12 +115,12 @@ def _write(path: Path, records: list[sources.Record], digest: str) -> None:
             ),
             pk="id",
         )
-        db["entries"].create_index(["subject"])
-        db["entries"].enable_fts(list(FTS_COLUMNS), tokenize="porter")
+        db.table("entries").create_index(["subject"])
+        db.table("entries").enable_fts(list(FTS_COLUMNS), tokenize="porter")
         weights = ", ".join(str(w) for w in FTS_WEIGHTS)
         db.execute("insert into entries_fts(entries_fts, rank) values ('rank', ?)", [f"bm25({weights})"])
 
-        db["meta"].insert_all(
+        db.table("meta").insert_all(
             [
                 {"key": "fingerprint", "value": digest},
                 {"key": "schema_version", "value": sources.SCHEMA_VERSION},

@@ -99,7 +99,7 @@ def design(family: str, facts: dict[str, Any], profile: WorkloadProfile) -> Cand
         )
         nic_ports = 0
     else:
-        topology, switch, notes = _size(kind, technology, link_gbps, facts, profile)
+        topology, switch, _notes = _size(kind, technology, link_gbps, facts, profile)
         nic = catalogue.server_for(profile.gpu_model)
         fabric = Fabric(
             technology=technology,
@@ -170,6 +170,7 @@ def _size(
         topology = sizing.size_dragonfly_plus(endpoints, switches[-1].radix_at(link_gbps), link_gbps)
         topology.notes.append(f"No three-tier fat-tree holds {endpoints:,} ports ({last_error}); Dragonfly+ does.")
         return topology, switches[-1], topology.notes
+    assert last_error is not None  # the loop ran: every family has a switch
     raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
 
 

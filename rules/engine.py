@@ -141,7 +141,7 @@ def _alternative(candidate: Candidate, primary: Candidate) -> Alternative:
         relative_training_throughput=option.relative_training_throughput,
         allreduce_ms=round(candidate.allreduce.ms, 2) if candidate.allreduce else None,
         latency_us=option.latency_us,
-        operational_complexity=option.operational_complexity,  # type: ignore[arg-type]
+        operational_complexity=option.operational_complexity,
         trade_off=f"{price[0].upper()}{price[1:]}; {option.throughput_range}; {option.summary}.",
     )
 

@@ -67,10 +67,10 @@ def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> Non
     ],
 )
 def test_bad_profile_is_422_naming_field_and_allowed_values(
-    client: httpx.Client,
+    client: httpx.Client,  # noqa: F811
     profile: dict,
     field: str,
-    words: list[str],  # noqa: F811
+    words: list[str],
 ) -> None:
     response = client.post("/v1/recommendations", json=profile)
     assert response.status_code == 422

@@ -252,7 +252,7 @@ def test_guide_citations_name_real_sections():
 
 def test_malformed_source_names_file_and_entry(tmp_path):
     (tmp_path / "glossary.yaml").write_text("glossary:\n  - id: Not_Kebab\n    title: x\n    text: y\n    source: z\n")
-    with pytest.raises(sources.SourceError, match="glossary.yaml: Not_Kebab"):
+    with pytest.raises(sources.SourceError, match=r"glossary\.yaml: Not_Kebab"):
         sources.load(tmp_path)
 
 

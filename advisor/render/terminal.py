@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -91,5 +91,5 @@ def topology_view(t: Topology) -> Table:
     return table
 
 
-def print_view(view, console: Console | None = None) -> None:
+def print_view(view: RenderableType, console: Console | None = None) -> None:
     (console or Console()).print(view)

@@ -37,8 +37,8 @@ def send_recommendation(
 ) -> None:
     """Send rec's summary; when it replaces a different recommendation, lead with what changed."""
     url = settings.diagram_url(rec.id)
-    changed = previous is not None and previous.id != rec.id
-    head = markdown.what_changed_markdown(previous, rec) if changed else None
+    changed = previous if previous is not None and previous.id != rec.id else None
+    head = markdown.what_changed_markdown(changed, rec) if changed else None
     channel = tracker.get_latest_input_channel()
     if channel == SLACK:
         from advisor.render import slack  # only the Slack channel needs Block Kit
@@ -57,7 +57,7 @@ def send_recommendation(
         payload = {"recommendation": rec.model_dump(mode="json"), "diagram_url": url}
         dispatcher.utter_message(json_message={"data": payload})
         return
-    if head:
-        say(dispatcher, tracker, f"{markdown.changes_markdown(previous, rec)}\n\n[Topology diagram]({url})")
+    if changed:
+        say(dispatcher, tracker, f"{markdown.changes_markdown(changed, rec)}\n\n[Topology diagram]({url})")
     else:
         say(dispatcher, tracker, markdown.recommendation_markdown(rec, diagram_url=url))

@@ -35,7 +35,7 @@ def usd_per_unit(reference_usd_low: float, reference_usd_high: float, reference_
 
 
 def _thousands(usd: float) -> int:
-    return int(round(usd / 1000)) * 1000
+    return round(usd / 1000) * 1000
 
 
 def network_cost(
