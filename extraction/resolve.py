@@ -18,8 +18,8 @@ from pydantic import ValidationError
 from spacy.tokens import Doc
 
 from extraction.handlers import COUNT_FIELDS
-from extraction.matching import Reading
 from extraction.models import Extraction, Span
+from extraction.readings import Reading
 from extraction.resources import load
 from rules.models import MAX_GPUS, ProfileDraft
 
