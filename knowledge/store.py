@@ -8,24 +8,23 @@ the next read in each thread reopens it.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from pathlib import Path
 
 import sqlite_utils
 
+from advisor.settings import settings  # a leaf module: imports nothing of the project
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-ENV_VAR = "FABRIC_ADVISOR_KB"
 
 _local = threading.local()
 _build_lock = threading.Lock()
 
 
 def default_db_path() -> Path:
-    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db`."""
-    configured = os.environ.get(ENV_VAR)
-    return Path(configured) if configured else REPO_ROOT / "var" / "knowledge.db"
+    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db` (advisor.settings)."""
+    return settings.kb_path
 
 
 def resolve_db_path(db_path: str | Path | None = None) -> Path:
