@@ -1,7 +1,9 @@
 """`fabric-advisor`: the command line for sales engineers.
 
-Same functions as the API and the chat (advisor.service); this module only parses
-flags and prints. Bad input is one line on stderr and exit code 2, never a traceback.
+Same functions as the API and the chat (advisor.recommendations, advisor.service,
+knowledge); this module only parses flags and prints. Each command imports what it
+needs when it runs, so `size` starts without the rules engine and only `ask` loads spaCy
+(tests/test_cli.py checks; `make bench` prints the start-up times). Bad input is one line on stderr and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
+from advisor.models import AskRequest
 from advisor.render import terminal
 from advisor.settings import settings
 from rules.models import Preference, Workload, WorkloadProfile
@@ -65,7 +68,7 @@ def recommend(
     as_json: Annotated[bool, typer.Option("--json", help="Print the Recommendation as JSON.")] = False,
 ) -> None:
     """Recommend a fabric, topology, ports, switches and cost for a workload."""
-    from advisor import service
+    from advisor import recommendations  # the rules engine: rule-engine's parser takes ~1 s to import
 
     try:
         profile = WorkloadProfile(
@@ -83,7 +86,7 @@ def recommend(
         )
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
-    rec = service.recommend(profile)
+    rec = recommendations.recommend(profile)
     if as_json:
         _json(rec)
     else:
@@ -103,7 +106,7 @@ def size(
     as_json: Annotated[bool, typer.Option("--json", help="Print the topology as JSON.")] = False,
 ) -> None:
     """Size a fabric: tiers, leaf/spine/core switches and cables."""
-    from rules import sizing
+    from rules import sizing  # only the sizing models: `size` starts without the rules engine
 
     try:
         if rail_optimized:
@@ -126,8 +129,7 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full answer as JSON.")] = False,
 ) -> None:
     """Ask anything: a sizing request or a knowledge question."""
-    from advisor import service
-    from advisor.models import AskRequest
+    from advisor import service  # here, not at the top: it loads spaCy (~2 s), which only `ask` needs
 
     try:
         request = AskRequest(question=question)

@@ -1,9 +1,10 @@
-"""The one entry point the REST API, the action server and the CLI all call.
+"""What the REST API, the action server and the CLI's `ask` call.
 
-`recommend` sizes a complete profile and stores the result under a shareable id;
-`ask` takes a person's question (plus what earlier turns established) and decides
-whether it is a knowledge question, a sizing request, or a sizing request that still
-lacks something, and answers accordingly.
+`recommend` and `get_recommendation` (from advisor.recommendations, re-exported here)
+size a complete profile and store the result under a shareable id; `ask` takes a
+person's question (plus what earlier turns established) and decides whether it is a
+knowledge question, a sizing request, or a sizing request that still lacks something,
+and answers accordingly.
 """
 
 from __future__ import annotations
@@ -17,41 +18,22 @@ import yaml
 from pydantic import ValidationError
 
 import knowledge
-from advisor import store
 from advisor.models import Answer, AskKind, AskResult
+from advisor.recommendations import MEMO_SIZE, get_recommendation, recommend
 from advisor.render import markdown
 from extraction import extract
+from extraction.extractor import warm_up as warm_up_extractor
 from rules import engine
-from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+from rules.models import ProfileDraft, WorkloadProfile
+
+__all__ = ["answer", "ask", "classify", "design_topics", "get_recommendation", "recommend", "warm_up"]
 
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
-# Answers remembered per process. Enough for the questions a team asks again; small
-# enough that the collector's full passes over them stay around 10 ms (at 2,048 entries
-# a full pass took 80-150 ms, which showed as the API's p99).
-MEMO_SIZE = 256
-
-
-def recommend(profile: WorkloadProfile, save: bool = True) -> Recommendation:
-    """The explained recommendation for profile, stored so its id can be shared."""
-    if not save:
-        return engine.recommend(profile)
-    return _recommend_stored(profile.model_dump_json())
-
-
-@lru_cache(maxsize=MEMO_SIZE)
-def _recommend_stored(profile_json: str) -> Recommendation:
-    """Recommendations are a pure function of the profile (the rules and the knowledge
-    are fixed for a process's life) and are stored under a content hash, so a profile
-    seen before is answered from memory without sizing or storing it again."""
-    rec = engine.recommend(WorkloadProfile.model_validate_json(profile_json))
-    return store.save(rec)
 
 
 def warm_up() -> None:
     """Load the extractor, the rules, the catalogue and the knowledge database now, so
     the first person to ask does not wait a couple of seconds for them."""
-    from extraction.extractor import warm_up as warm_up_extractor
-
     warm_up_extractor()
     engine.recommend(WorkloadProfile(workload="training", gpu_count=16))
     knowledge.search("warm up", limit=1)
@@ -59,10 +41,6 @@ def warm_up() -> None:
     # full passes look only at what requests create (a pass over everything cost ~100 ms).
     gc.collect()
     gc.freeze()
-
-
-def get_recommendation(rec_id: str) -> Recommendation | None:
-    return store.load(rec_id)
 
 
 def answer(question: str) -> Answer | None:

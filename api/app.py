@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI
 
+from advisor import service
 from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
@@ -46,8 +47,6 @@ UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load the extractor, rules and knowledge before the first request, not during it."""
-    from advisor import service
-
     service.warm_up()
     yield
 

@@ -11,9 +11,8 @@ source); `knowledge.catalogue` gives the sizing typed access to hardware, link a
 facts. `python -m knowledge build|search|subject` does the same from a shell.
 """
 
-from knowledge.build import BuildResult, build
+from knowledge.build import BuildResult, build, default_db_path
 from knowledge.search import Entry, UnknownSubject, entry, search, subject, subjects, uncovered_acronyms
-from knowledge.store import default_db_path
 
 __all__ = [
     "BuildResult",

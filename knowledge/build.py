@@ -27,8 +27,8 @@ from pathlib import Path
 import sqlite_utils
 from pydantic import BaseModel
 
+from advisor.settings import settings  # a leaf module: imports nothing of the project
 from knowledge import sources
-from knowledge.store import resolve_db_path
 
 #: bm25 weights of the indexed columns, in index order: title, text, aliases.
 FTS_COLUMNS = ("title", "text", "aliases")
@@ -41,6 +41,15 @@ class BuildResult(BaseModel):
     path: Path
     rebuilt: bool
     entries: int
+
+
+def default_db_path() -> Path:
+    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db` (advisor.settings)."""
+    return settings.kb_path
+
+
+def resolve_db_path(db_path: str | Path | None = None) -> Path:
+    return Path(db_path) if db_path is not None else default_db_path()
 
 
 def build(

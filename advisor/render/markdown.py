@@ -7,12 +7,13 @@ Lists rather than tables, because chat widgets render lists reliably and tables 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Protocol
 
 from pydantic import ValidationError
 
 from advisor.models import Answer
-from extraction.models import Span
-from rules.facts import usd
+from rules.formatting import usd
 from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE, Port, Reason, Recommendation, Topology
 
 QUESTIONS = {
@@ -246,7 +247,18 @@ SIZE_LIMITS = {
 }
 
 
-def rejected_markdown(rejected: list[Span]) -> str:
+class StatedText(Protocol):
+    """A piece of the customer's text and the field it gave (extraction's `Span` is one;
+    renderers do not import the extractor)."""
+
+    @property
+    def field(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def rejected_markdown(rejected: Iterable[StatedText]) -> str:
     """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each rejected span."""
     return "\n".join(
         f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.' for span in rejected

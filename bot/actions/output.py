@@ -15,7 +15,7 @@ from typing import Any
 from rasa_sdk import Tracker
 from rasa_sdk.executor import CollectingDispatcher
 
-from advisor.render import markdown
+from advisor.render import markdown, slack
 from advisor.settings import settings
 from rules.models import Recommendation
 
@@ -26,8 +26,6 @@ WIDGET = "socketio"
 def say(dispatcher: CollectingDispatcher, tracker: Tracker, text: str, **kwargs: Any) -> None:
     """Send markdown text (and e.g. buttons), as mrkdwn on Slack."""
     if tracker.get_latest_input_channel() == SLACK:
-        from advisor.render import slack
-
         text = slack.markdown_to_mrkdwn(text)
     dispatcher.utter_message(text=text, **kwargs)
 
@@ -41,8 +39,6 @@ def send_recommendation(
     head = markdown.what_changed_markdown(changed, rec) if changed else None
     channel = tracker.get_latest_input_channel()
     if channel == SLACK:
-        from advisor.render import slack  # only the Slack channel needs Block Kit
-
         if head:
             say(dispatcher, tracker, head)  # the blocks carry the new summary
         summary = markdown.recommendation_markdown(rec, diagram_url=url)
