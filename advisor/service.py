@@ -18,6 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 import knowledge
+from advisor import store
 from advisor.models import Answer, AskKind, AskResult
 from advisor.recommendations import MEMO_SIZE, get_recommendation, recommend
 from advisor.render import markdown
@@ -31,16 +32,20 @@ __all__ = ["answer", "ask", "classify", "design_topics", "get_recommendation", "
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 
 
-def warm_up() -> None:
+def warm_up(freeze: bool = False) -> None:
     """Load the extractor, the rules, the catalogue and the knowledge database now, so
-    the first person to ask does not wait a couple of seconds for them."""
+    the first person to ask does not wait a couple of seconds for them.
+
+    `freeze` is for a server's start (the API's lifespan), never an import: what is
+    loaded now lives as long as the server, so it is moved out of the collector's sight
+    and its full passes look only at what requests create (a pass over everything cost
+    ~100 ms and showed as the API's p99)."""
     warm_up_extractor()
     engine.recommend(WorkloadProfile(workload="training", gpu_count=16))
     knowledge.search("warm up", limit=1)
-    # What is loaded now lives as long as the server: out of the collector's sight, its
-    # full passes look only at what requests create (a pass over everything cost ~100 ms).
-    gc.collect()
-    gc.freeze()
+    if freeze:
+        gc.collect()
+        gc.freeze()
 
 
 def answer(question: str) -> Answer | None:
@@ -108,7 +113,10 @@ def classify(question: str, found: ProfileDraft, given: ProfileDraft | None, res
 
 def ask(question: str, profile: ProfileDraft | None = None) -> AskResult:
     """Answer a question in the context of what earlier turns established."""
-    return _ask(question, profile.model_dump_json(exclude_none=True) if profile else None)
+    result = _ask(question, profile.model_dump_json(exclude_none=True) if profile else None)
+    if result.recommendation is not None:  # remembered answers too: the id must be in today's database
+        store.save(result.recommendation)
+    return result
 
 
 @lru_cache(maxsize=MEMO_SIZE)

@@ -47,7 +47,7 @@ UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load the extractor, rules and knowledge before the first request, not during it."""
-    service.warm_up()
+    service.warm_up(freeze=True)
     yield
 
 
