@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from xml.sax.saxutils import escape
 
+from advisor.render.labels import labels
 from rules.models import CableTier, PortRole, Recommendation, Topology, TopologyKind
 
 __all__ = ["topology_svg"]
@@ -84,20 +85,9 @@ RAIL_PALETTE = (
     "#bab0ac",
 )
 
-ROLE_LABELS: dict[PortRole, str] = {
-    PortRole.compute: "compute",
-    PortRole.storage: "storage",
-    PortRole.inband_management: "in-band mgmt",
-    PortRole.out_of_band: "OOB mgmt",
-    PortRole.inference_traffic: "front-end",
-}
-
-KIND_LABELS: dict[TopologyKind, str] = {
-    TopologyKind.single_node: "single server",
-    TopologyKind.fat_tree: "fat-tree (Clos)",
-    TopologyKind.rail_optimized: "rail-optimized fat-tree",
-    TopologyKind.dragonfly_plus: "Dragonfly+",
-}
+# the short names of advisor/render/labels.yaml: diagrams have little room
+ROLE_LABELS: dict[PortRole, str] = {PortRole(role): name.short for role, name in labels().port_roles.items()}
+KIND_LABELS: dict[TopologyKind, str] = {TopologyKind(kind): name.short for kind, name in labels().topologies.items()}
 
 
 # ---------------------------------------------------------------------------- text
