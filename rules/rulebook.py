@@ -2,8 +2,10 @@
 
 A rule is data a sales engineer can read and change: an id, a priority, a condition
 (a rule-engine expression over the facts), what it decides, an explanation template
-and a source. Conditions are parsed at load time, so a typo fails at start-up with
-the rule's id, never in the middle of a customer's question.
+and a source. Conditions are parsed at load time against the typed facts of
+rules/facts.yaml, and decisions and templates are checked against it too, so a typo
+or a type mismatch fails at start-up with the file and the rule's id, never in the
+middle of a customer's question.
 """
 
 from __future__ import annotations
@@ -146,7 +148,7 @@ class Rule:
         except ValidationError as exc:
             raise ValueError(f"rule {name}: {_errors(exc)}") from exc
         facts = vocab.facts(stage)
-        types = {fact: _DATA_TYPES[spec.type] for fact, spec in facts.items()}
+        types = {fact: _DATA_TYPES[declared.type] for fact, declared in facts.items()}
         context = rule_engine.Context(type_resolver=rule_engine.type_resolver_from_dict(types))
         try:
             condition = rule_engine.Rule(spec.when.strip(), context=context)
