@@ -1,4 +1,5 @@
-# Fabric Advisor: `make run` starts the service, `make test` runs every test.
+# Fabric Advisor: `make run` starts the service, `make test` runs the gates (`make lint`)
+# and then every test.
 # Both set up what they need first: the two virtual environments, the knowledge
 # database and the Rasa model (trained only when the bot's data changed).
 
@@ -14,13 +15,19 @@ KB := $(VAR)/knowledge.db
 BOT_DATA := $(wildcard bot/data/*.yml) bot/domain.yml bot/config.yml
 MODEL := bot/models/fabric-advisor.tar.gz
 
-.PHONY: run test bench setup venv rasa-venv kb model browser clean nlu-report
+.PHONY: run test lint bench setup venv rasa-venv kb model browser clean nlu-report
 
 run: setup
 	$(PY) -m advisor.run
 
-test: setup browser
+test: lint setup browser
 	$(PY) -m pytest -q -ra
+
+# the gates before the tests: lint, formatting and types (configured in pyproject.toml)
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 bench: setup
 	$(PY) -m bench

@@ -1,7 +1,9 @@
 """`fabric-advisor`: the command line for sales engineers.
 
-Same functions as the API and the chat (advisor.service); this module only parses
-flags and prints. Bad input is one line on stderr and exit code 2, never a traceback.
+Same functions as the API and the chat (advisor.recommendations, advisor.service,
+knowledge); this module only parses flags and prints. Each command imports what it
+needs when it runs, so `size` starts without the rules engine and only `ask` loads spaCy
+(tests/test_cli.py checks; `make bench` prints the start-up times). Bad input is one line on stderr and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
+from advisor.models import AskRequest
 from advisor.render import bom as bom_render
 from advisor.render import terminal
 from advisor.settings import settings
@@ -41,7 +44,7 @@ def _validation_line(exc: ValidationError) -> str:
     return message if message.startswith(field) else f"{field}: {message}"
 
 
-def _json(model) -> None:
+def _json(model: BaseModel) -> None:
     print(model.model_dump_json(indent=2))
 
 
@@ -86,10 +89,10 @@ def recommend(
     ] = None,
 ) -> None:
     """Recommend a fabric, topology, ports, switches and cost for a workload."""
-    from advisor import service
+    from advisor import recommendations  # the rules engine: rule-engine's parser takes ~1 s to import
 
     try:
-        profile = service.complete_profile(
+        profile = recommendations.complete_profile(
             WorkloadProfile(
                 workload=workload,
                 gpu_count=gpus,
@@ -112,7 +115,7 @@ def recommend(
         )
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
-    rec = service.recommend(profile)
+    rec = recommendations.recommend(profile)
     if bom_csv is not None:
         try:
             bom_csv.write_text(bom_render.bom_csv(rec), encoding="utf-8", newline="")
@@ -141,7 +144,7 @@ def size(
     as_json: Annotated[bool, typer.Option("--json", help="Print the topology as JSON.")] = False,
 ) -> None:
     """Size a fabric: tiers, leaf/spine/core switches and cables."""
-    from rules import sizing
+    from rules import sizing  # only the sizing models: `size` starts without the rules engine
 
     try:
         if rail_optimized:
@@ -164,8 +167,7 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full answer as JSON.")] = False,
 ) -> None:
     """Ask anything: a sizing request or a knowledge question."""
-    from advisor import service
-    from advisor.models import AskRequest
+    from advisor import service  # here, not at the top: it loads spaCy (~2 s), which only `ask` needs
 
     try:
         request = AskRequest(question=question)
@@ -226,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except typer.TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
-            print(exc.ctx.get_help())
+            print(exc.format_message())  # its message is the command's help
             return 2
         message = " ".join(exc.format_message().replace("Value error, ", "").split())
         print(f"fabric-advisor: {message}", file=sys.stderr)

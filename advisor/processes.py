@@ -94,7 +94,7 @@ def running(
     timeout: float = 60.0,
 ) -> Iterator[Server]:
     """Run command (which must listen on 127.0.0.1:port) until the block ends."""
-    log_file = tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", delete=False)
+    log_file = tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", delete=False)  # noqa: SIM115  closed in finally
     log_path = Path(log_file.name)
     process = subprocess.Popen(
         list(command),

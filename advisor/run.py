@@ -79,7 +79,7 @@ def services() -> list[Service]:
 
 def start(service: Service) -> subprocess.Popen:
     VAR.mkdir(parents=True, exist_ok=True)
-    log = open(VAR / f"{service.name.replace(' ', '-')}.log", "ab")
+    log = open(VAR / f"{service.name.replace(' ', '-')}.log", "ab")  # noqa: SIM115  the child process keeps it open
     return subprocess.Popen(
         service.command,
         cwd=service.cwd,

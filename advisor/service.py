@@ -1,9 +1,10 @@
-"""The one entry point the REST API, the action server and the CLI all call.
+"""What the REST API, the action server and the CLI's `ask` call.
 
-`recommend` sizes a complete profile and stores the result under a shareable id;
-`ask` takes a person's question (plus what earlier turns established) and decides
-whether it is a knowledge question, a sizing request, or a sizing request that still
-lacks something, and answers accordingly.
+`recommend` and `get_recommendation` (from advisor.recommendations, re-exported here)
+size a complete profile and store the result under a shareable id; `ask` takes a
+person's question (plus what earlier turns established) and decides whether it is a
+knowledge question, a sizing request, or a sizing request that still lacks something,
+and answers accordingly.
 """
 
 from __future__ import annotations
@@ -19,57 +20,41 @@ from pydantic import ValidationError
 import knowledge
 from advisor import store
 from advisor.models import Answer, AskKind, AskResult
+from advisor.recommendations import MEMO_SIZE, complete_profile, get_recommendation, recommend
 from advisor.render import markdown
 from extraction import extract
+from extraction.extractor import warm_up as warm_up_extractor
 from rules import engine
-from rules.models import ProfileDraft, Recommendation, WorkloadProfile
-from rules.servers import resolve
+from rules.models import ProfileDraft, WorkloadProfile
+
+__all__ = [
+    "answer",
+    "ask",
+    "classify",
+    "complete_profile",
+    "design_topics",
+    "get_recommendation",
+    "recommend",
+    "warm_up",
+]
 
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
-# Answers remembered per process. Enough for the questions a team asks again; small
-# enough that the collector's full passes over them stay around 10 ms (at 2,048 entries
-# a full pass took 80-150 ms, which showed as the API's p99).
-MEMO_SIZE = 256
 
 
-def complete_profile(draft: ProfileDraft) -> WorkloadProfile:
-    """The draft as a complete profile, sized against the named server (GPUs per node)
-    and checked against it. Raises pydantic.ValidationError naming the field to fix."""
-    return resolve(draft)
-
-
-def recommend(profile: WorkloadProfile, save: bool = True) -> Recommendation:
-    """The explained recommendation for profile, stored so its id can be shared."""
-    if not save:
-        return engine.recommend(profile)
-    return _recommend_stored(profile.model_dump_json())
-
-
-@lru_cache(maxsize=MEMO_SIZE)
-def _recommend_stored(profile_json: str) -> Recommendation:
-    """Recommendations are a pure function of the profile (the rules and the knowledge
-    are fixed for a process's life) and are stored under a content hash, so a profile
-    seen before is answered from memory without sizing or storing it again."""
-    rec = engine.recommend(WorkloadProfile.model_validate_json(profile_json))
-    return store.save(rec)
-
-
-def warm_up() -> None:
+def warm_up(freeze: bool = False) -> None:
     """Load the extractor, the rules, the catalogue and the knowledge database now, so
-    the first person to ask does not wait a couple of seconds for them."""
-    from extraction.extractor import warm_up as warm_up_extractor
+    the first person to ask does not wait a couple of seconds for them.
 
+    `freeze` is for a server's start (the API's lifespan), never an import: what is
+    loaded now lives as long as the server, so it is moved out of the collector's sight
+    and its full passes look only at what requests create (a pass over everything cost
+    ~100 ms and showed as the API's p99)."""
     warm_up_extractor()
     engine.recommend(WorkloadProfile(workload="training", gpu_count=16))
     knowledge.search("warm up", limit=1)
-    # What is loaded now lives as long as the server: out of the collector's sight, its
-    # full passes look only at what requests create (a pass over everything cost ~100 ms).
-    gc.collect()
-    gc.freeze()
-
-
-def get_recommendation(rec_id: str) -> Recommendation | None:
-    return store.load(rec_id)
+    if freeze:
+        gc.collect()
+        gc.freeze()
 
 
 def answer(question: str) -> Answer | None:
@@ -137,7 +122,10 @@ def classify(question: str, found: ProfileDraft, given: ProfileDraft | None, res
 
 def ask(question: str, profile: ProfileDraft | None = None) -> AskResult:
     """Answer a question in the context of what earlier turns established."""
-    return _ask(question, profile.model_dump_json(exclude_none=True) if profile else None)
+    result = _ask(question, profile.model_dump_json(exclude_none=True) if profile else None)
+    if result.recommendation is not None:  # remembered answers too: the id must be in today's database
+        store.save(result.recommendation)
+    return result
 
 
 @lru_cache(maxsize=MEMO_SIZE)

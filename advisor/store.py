@@ -22,19 +22,25 @@ _lock = threading.Lock()
 
 
 @cache
-def _db(path: Path) -> sqlite_utils.Database:
-    path = path.resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _db(path: Path, identity: tuple[int, int]) -> sqlite_utils.Database:
+    """One connection per database file (`identity` is its device and inode)."""
     conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     db = sqlite_utils.Database(conn)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    db["recommendations"].create({"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True)
+    db.table("recommendations").create({"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True)
     return db
 
 
 def database(path: Path | None = None) -> sqlite_utils.Database:
-    return _db(Path(path or settings.db_path))
+    """The store's connection, reopened when the file was replaced or removed (a cached
+    connection would keep writing to the old file, and its ids would 404 elsewhere)."""
+    resolved = Path(path or settings.db_path).resolve()
+    if not resolved.exists():
+        resolved.parent.mkdir(parents=True, exist_ok=True)
+        sqlite3.connect(resolved).close()
+    stat = resolved.stat()
+    return _db(resolved, (stat.st_dev, stat.st_ino))
 
 
 def recommendation_id(rec: Recommendation) -> str:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import Depends, FastAPI
 
+from advisor import service
 from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
@@ -37,15 +39,15 @@ TAGS = [
     {"name": "health", "description": "Liveness."},
 ]
 
-UNAUTHORIZED = {401: {"model": Problem, "description": "API key missing or wrong (only when the server sets one)."}}
+UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "API key missing or wrong (only when the server sets one)."}
+}
 
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load the extractor, rules and knowledge before the first request, not during it."""
-    from advisor import service
-
-    service.warm_up()
+    service.warm_up(freeze=True)
     yield
 
 
@@ -63,10 +65,10 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     errors.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
 
-    guarded = {"dependencies": [Depends(require_api_key)], "responses": UNAUTHORIZED}
-    app.include_router(recommendations.router, **guarded)
-    app.include_router(ask.router, **guarded)
-    app.include_router(knowledge.router, **guarded)
+    guarded = [Depends(require_api_key)]
+    app.include_router(recommendations.router, dependencies=guarded, responses=UNAUTHORIZED)
+    app.include_router(ask.router, dependencies=guarded, responses=UNAUTHORIZED)
+    app.include_router(knowledge.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(health.router)
     app.include_router(widget.router)
     widget.mount_static(app)

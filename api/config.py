@@ -1,13 +1,15 @@
 """What the API takes from the process settings, fixed when the app is built.
 
-The values come from `advisor.settings` (plain environment variables, read once per
-process); `create_app(ApiConfig(...))` lets a test or an embedding build an app with
+The values come from `advisor.settings` (the one settings object);
+`create_app(ApiConfig(...))` lets a test or an embedding build an app with
 other values without touching the environment.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from advisor.settings import settings
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -21,6 +23,4 @@ class ApiConfig:
 
     @classmethod
     def from_settings(cls) -> ApiConfig:
-        from advisor.settings import settings
-
         return cls(api_key=settings.api_key or None)

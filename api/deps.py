@@ -36,11 +36,11 @@ async def get_config(request: Request) -> ApiConfig:
 
 
 async def get_service() -> AdvisorService:
-    return service  # type: ignore[return-value]  # the module satisfies the protocol
+    return service  # the module satisfies the protocol
 
 
 async def get_knowledge() -> KnowledgeBase:
-    return knowledge  # type: ignore[return-value]
+    return knowledge
 
 
 Config = Annotated[ApiConfig, Depends(get_config)]

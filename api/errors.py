@@ -29,8 +29,9 @@ INTERNAL_ERROR = "Internal error; it has been logged. Please retry, and report i
 
 def install(app: FastAPI) -> None:
     """Register the handlers on app."""
-    app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_exception_handler(StarletteHTTPException, http_error)
+    # Starlette types a handler's exception as Exception; these take the class they are registered for
+    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(Exception, unexpected_error)
 
 
@@ -225,7 +226,8 @@ def _allowed(info: FieldInfo | None) -> str:
     """The allowed values of a field in words, from its constraints or its enum."""
     if info is None:
         return ""
-    low = high = None
+    low: Any = None
+    high: Any = None
     low_open = high_open = False
     min_len = max_len = None
     for item in info.metadata:

@@ -34,7 +34,7 @@ class ValidationIssue(BaseModel):
     )
     msg: str = Field(
         description="The field, what is wrong with it, and the allowed values.",
-        examples=["gpu_count: must be at most 1000000 (got 5000000); allowed: 1 to 1000000"],
+        examples=["gpu_count: must be at most 1,000,000 (got 5000000); allowed: 1 to 1,000,000"],
     )
     type: str = Field(description="Pydantic's error type.", examples=["less_than_equal"])
 
@@ -48,11 +48,11 @@ class ValidationProblem(BaseModel):
 class SubjectNotFound(BaseModel):
     detail: str = Field(
         description="Which subject was not found.",
-        examples=["Unknown subject 'switches'; choose one of: glossary, hardware, technologies, topologies"],
+        examples=["Unknown subject 'switches'; choose one of: faq, glossary, hardware, technologies, topologies"],
     )
     subjects: list[str] = Field(
         description="The subjects that exist.",
-        examples=[["glossary", "hardware", "technologies", "topologies"]],
+        examples=[["faq", "glossary", "hardware", "technologies", "topologies"]],
     )
 
 

@@ -10,7 +10,7 @@ import importlib
 import sys
 import time
 
-PARTS = ["engine", "extraction", "api", "chat"]
+PARTS = ["engine", "cli", "extraction", "api", "chat"]
 
 
 def main(argv: list[str]) -> int:

@@ -66,7 +66,8 @@ TERMS = [
 def profiles(count: int, seed: int = 7) -> list[dict]:
     """Distinct, valid workload profiles (GPU counts in whole servers of 8)."""
     rng = random.Random(seed)
-    out, seen = [], set()
+    out: list[dict] = []
+    seen: set = set()
     while len(out) < count:
         body = {
             "workload": rng.choice(["training", "inference", "mixed"]),

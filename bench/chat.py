@@ -12,6 +12,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from pathlib import Path
 
 import httpx
 
@@ -41,20 +42,23 @@ def run() -> list[str]:
     if not (RASA_BIN / "rasa").exists():
         return ["skipped: no Rasa environment (make rasa-venv)"]
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bench-chat-") as workdir:
-        with launch.chat_stack(workdir) as stack, httpx.Client(timeout=30) as client:
-            startup = time.perf_counter() - started
-            for _ in range(WARMUP):
-                timed_turn(client, stack.webhook, uuid.uuid4().hex, MESSAGE)
-            recommend_ms, what_if_ms = [], []
-            for _ in range(TURNS):
-                sender = uuid.uuid4().hex
-                elapsed, messages = timed_turn(client, stack.webhook, sender, MESSAGE)
-                if not any("**Recommendation:" in (m.get("text") or "") for m in messages):
-                    raise RuntimeError(f"no recommendation in the reply: {messages}")
-                recommend_ms.append(elapsed)
-                elapsed, _ = timed_turn(client, stack.webhook, sender, WHAT_IF)
-                what_if_ms.append(elapsed)
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-chat-") as workdir,
+        launch.chat_stack(Path(workdir)) as stack,
+        httpx.Client(timeout=30) as client,
+    ):
+        startup = time.perf_counter() - started
+        for _ in range(WARMUP):
+            timed_turn(client, stack.webhook, uuid.uuid4().hex, MESSAGE)
+        recommend_ms, what_if_ms = [], []
+        for _ in range(TURNS):
+            sender = uuid.uuid4().hex
+            elapsed, messages = timed_turn(client, stack.webhook, sender, MESSAGE)
+            if not any("**Recommendation:" in (m.get("text") or "") for m in messages):
+                raise RuntimeError(f"no recommendation in the reply: {messages}")
+            recommend_ms.append(elapsed)
+            elapsed, _ = timed_turn(client, stack.webhook, sender, WHAT_IF)
+            what_if_ms.append(elapsed)
     lines = [f"stack start (model check, action server, Rasa): {startup:.1f} s"]
     for name, values in (("recommendation turn", recommend_ms), ("what-if turn", what_if_ms)):
         lines.append(

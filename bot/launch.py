@@ -31,7 +31,7 @@ RASA_ENV = {"RASA_TELEMETRY_ENABLED": "false", "SQLALCHEMY_SILENCE_UBER_WARNING"
 
 def training_inputs() -> list[Path]:
     """The files the model is trained from (the Makefile's BOT_DATA)."""
-    return sorted((BOT / "data").glob("*.yml")) + [BOT / "domain.yml", BOT / "config.yml"]
+    return [*sorted((BOT / "data").glob("*.yml")), BOT / "domain.yml", BOT / "config.yml"]
 
 
 def model_is_stale() -> bool:
@@ -167,12 +167,15 @@ def chat_stack(workdir: Path, env: dict[str, str] | None = None) -> Iterator[Cha
         port = free_port()
         current: list[ExitStack] = []
 
-        def start_rasa() -> Server:
+        def stop_rasa() -> None:
             if current:
                 current.pop().close()
+
+        def start_rasa() -> Server:
+            stop_rasa()
             rasa_stack = ExitStack()
             current.append(rasa_stack)
             return rasa_stack.enter_context(rasa_server(actions.url, tracker_db, port=port))
 
-        stack.callback(lambda: current and current.pop().close())
+        stack.callback(stop_rasa)
         yield ChatStack(rasa=start_rasa(), actions=actions, tracker_db=tracker_db, _restart=start_rasa)

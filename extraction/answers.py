@@ -10,8 +10,8 @@ from __future__ import annotations
 from spacy.tokens import Doc
 
 from extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count
-from extraction.matching import Reading
 from extraction.pipeline import VALUE
+from extraction.readings import Reading
 
 
 def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list[Reading]:

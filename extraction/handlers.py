@@ -14,14 +14,15 @@ from typing import Any
 
 from spacy.tokens import Doc, Token
 
-from extraction.matching import Match, Reading
 from extraction.pipeline import SCALE, VALUE
+from extraction.readings import Match, Reading
 from extraction.resources import load
 from extraction.systems import system_shape
 from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE
 
 Handler = Callable[[Match], Reading | None]
 HANDLERS: dict[str, Handler] = {}
+HANDLER_OPTIONS: dict[str, frozenset[str]] = {}  # the rule options each handler reads
 
 SIZE_LIMITS: dict[str, tuple[int, int]] = {
     "gpu_count": (1, MAX_GPUS),
@@ -54,11 +55,13 @@ WH_OPENERS = {"what", "which", "how", "why", "when", "where", "who", "whats", "w
 REFINERS = {"and", "with", "+", "using", "plus", "(", "/", "-", "on"}
 
 
-def handler(name: str) -> Callable[[Handler], Handler]:
-    """Register a handler under the name rules use in their `handler:` key."""
+def handler(name: str, *options: str) -> Callable[[Handler], Handler]:
+    """Register a handler under the name rules use in their `handler:` key, with the
+    options of data/rules.yaml it reads (a rule giving any other is refused at load)."""
 
     def register(function: Handler) -> Handler:
         HANDLERS[name] = function
+        HANDLER_OPTIONS[name] = frozenset(options)
         return function
 
     return register
@@ -77,7 +80,7 @@ def _count(value: Any, limits: tuple[int, int]) -> int | None:
         return None
     if abs(value - round(value)) > 1e-9:
         return None
-    count = int(round(value))
+    count = round(value)
     low, high = limits
     return count if low <= count <= high else None
 
@@ -122,9 +125,7 @@ def _negated(doc: Doc, start: int) -> bool:
     before = _words_before(doc, start, 2)
     if before and before[-1].lower_ in negators:
         return doc[start].lower_ not in releases
-    if len(before) == 2 and before[0].lower_ in negators and before[1].lower_ in bridges:
-        return True
-    return False
+    return len(before) == 2 and before[0].lower_ in negators and before[1].lower_ in bridges
 
 
 def _followed_by(match: Match, words: list[str] | None, after: int | None = None) -> bool:
@@ -167,7 +168,7 @@ def _model_in(match: Match) -> tuple[str, tuple[int, int]] | None:
 # ----------------------------------------------------------------------------- quantities
 
 
-@handler("size")
+@handler("size", "not_followed_by", "limits")
 def read_size(match: Match) -> Reading | None:
     """GPU count, node count and GPUs per node from the roles of a size pattern.
 
@@ -209,7 +210,7 @@ def read_size(match: Match) -> Reading | None:
     return Reading(match.rule["name"], "size", match.start, match.end, values, sources, _claims("quantity", claimed))
 
 
-@handler("scale")
+@handler("scale", "factors", "limits")
 def read_scale(match: Match) -> Reading | None:
     """A relative size: the factor of a word ("double" 2, "halve" 0.5, by the rule's
     `factors`, keyed by word stem) or of a number ("3x the GPUs", "10-fold")."""
@@ -236,7 +237,7 @@ def read_scale(match: Match) -> Reading | None:
     )
 
 
-@handler("systems")
+@handler("systems", "rack_scale_only")
 def read_systems(match: Match) -> Reading | None:
     """ "2 DGX H200": two nodes of the system's GPUs; "2 GB200 NVL72": two racks of 18 trays."""
     counts = match.role_tokens("systems")
@@ -295,7 +296,7 @@ def read_groups(match: Match) -> Reading | None:
     )
 
 
-@handler("params")
+@handler("params", "min_scale")
 def read_params(match: Match) -> Reading | None:
     """Model size in billions of parameters; needs a size word ("70B", "1.8 trillion")."""
     index = match.role_tokens("model_params_b")[0]
@@ -337,7 +338,7 @@ def _shared(match: Match, words: list[str] | None) -> bool:
     return position < len(doc) and (doc[position].lower_ in words or doc[position].ent_type_ in ("GPU", "SYSTEM"))
 
 
-@handler("budget")
+@handler("budget", "field", "shared_with", "not_followed_by", "not_preceded_by", "min_usd")
 def read_budget(match: Match) -> Reading | None:
     """Budget in dollars ("$4M", "4 million dollars", "budget of 800k"), for the rule's
     `field`: the cluster's (`budget_usd`, the default) or the network's alone."""
@@ -376,7 +377,7 @@ def read_ignored(match: Match) -> Reading | None:
 # ----------------------------------------------------------------------------- phrases
 
 
-@handler("cue")
+@handler("cue", "field", "value", "not_after", "not_after_window", "weak")
 def read_cue(match: Match) -> Reading | None:
     """A word that says what the cluster does ("fine-tuning", "serving"), unless negated."""
     doc = match.doc
@@ -398,7 +399,7 @@ def read_cue(match: Match) -> Reading | None:
     )
 
 
-@handler("block")
+@handler("block", "field")
 def read_blocker(match: Match) -> Reading | None:
     """A phrase that looks like a cue and is not one: it claims the words, gives nothing."""
     field = match.rule["field"]
@@ -407,7 +408,7 @@ def read_blocker(match: Match) -> Reading | None:
     )
 
 
-@handler("flag")
+@handler("flag", "field", "value", "not_after", "questions_ask")
 def read_flag(match: Match) -> Reading | None:
     """A yes/no detail stated by a phrase ("budget is tight" -> cost_sensitive True). A
     phrase that is the whole question asks rather than states ("Budget tight? Not
@@ -431,7 +432,7 @@ def read_flag(match: Match) -> Reading | None:
     )
 
 
-@handler("preference")
+@handler("preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end")
 def read_preference(match: Match) -> Reading | None:
     """The fabric a customer asks for ("we'd like to use RoCE", "IB is a must")."""
     doc = match.doc

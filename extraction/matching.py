@@ -10,52 +10,19 @@ longest match wins.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from spacy.attrs import ENT_TYPE, LOWER
 from spacy.matcher import Matcher
 from spacy.tokens import Doc
 
+from extraction.handlers import HANDLER_OPTIONS, HANDLERS
 from extraction.pipeline import nlp
-from extraction.resources import Pattern, compile_pattern, load
-
-
-@dataclass(frozen=True)
-class Match:
-    """One match of one pattern: the tokens each role was bound to."""
-
-    doc: Doc
-    start: int
-    end: int
-    rule: dict[str, Any]
-    roles: dict[str, list[int]]
-
-    def role_tokens(self, role: str) -> list[int]:
-        return self.roles.get(role, [])
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What a handler read from a match.
-
-    `values` maps ProfileDraft fields to values; `sources` maps each field to the token
-    range that gave it; `claims` are the (namespace, token) pairs no other reading may
-    use; `kind` is the handler's name; `weak` marks values that count only when nothing
-    stronger is said; `rejected` maps a field to the token range of a value stated for
-    it but out of range ("0 GPUs").
-    """
-
-    rule: str
-    kind: str
-    start: int
-    end: int
-    values: dict[str, Any]
-    sources: dict[str, tuple[int, int]]
-    claims: frozenset[tuple[str, int]] = field(default_factory=frozenset)
-    weak: bool = False
-    rejected: dict[str, tuple[int, int]] = field(default_factory=dict)
+from extraction.readings import Match, Reading
+from extraction.resources import Pattern, RulesFileError, check_rules, compile_pattern, load
 
 
 @dataclass(frozen=True)
@@ -115,17 +82,37 @@ def rule_set() -> RuleSet:
     patterns can match: every telling token the pattern requires ("cost" and "performance"
     for "performance matters more than cost") occurs in the question.
     """
-    data = load("rules")
+    return compile_rules(load("rules"))
+
+
+def compile_rules(data: Any, source: str = "rules.yaml") -> RuleSet:
+    """The rule set of a rules file, checked first: its shape (`check_rules`), that each
+    handler exists and reads the options the rule gives, and each pattern through spaCy's
+    validating Matcher. Any problem raises RulesFileError naming the file and rule."""
+    check_rules(data, source)
     gates: dict[Gate, int] = {}
     compiled: list[CompiledRule] = []
     for rule in data["rules"]:
+        where = f"{source}: rule {rule['name']}"
+        if rule["handler"] not in HANDLERS:
+            raise RulesFileError(f"{where}: unknown handler {rule['handler']!r}; known: {', '.join(sorted(HANDLERS))}")
+        ignored = set(rule) - {"name", "handler", "patterns", "fallback_for"} - HANDLER_OPTIONS[rule["handler"]]
+        if ignored:
+            readable = ", ".join(sorted(HANDLER_OPTIONS[rule["handler"]])) or "none"
+            raise RulesFileError(
+                f"{where}: the {rule['handler']} handler does not read {', '.join(sorted(ignored))} "
+                f"(it reads: {readable})"
+            )
         matcher = Matcher(nlp().vocab, validate=True)
         patterns: dict[str, Pattern] = {}
-        needs: list[tuple[int, ...]] = []
+        needs: list[frozenset[int]] = []
         for index, raw in enumerate(rule["patterns"]):
             pattern = compile_pattern(raw, data["macros"])
             key = f"{rule['name']}#{index}"
-            matcher.add(key, [pattern.tokens])
+            try:
+                matcher.add(key, [pattern.tokens])
+            except ValueError as exc:  # spaCy's MatchPatternError: the pattern is not valid
+                raise RulesFileError(f"{where}: pattern {index + 1} {raw!r}: {exc}") from exc
             patterns[key] = pattern
             needs.append(frozenset(gates.setdefault(gate, len(gates)) for gate in _required(pattern)))
         has_roles = any(pattern.roles for pattern in patterns.values())
@@ -234,8 +221,6 @@ def _spec_gate(spec: dict[str, Any]) -> Gate | None:
 
 def read(doc: Doc) -> list[Reading]:
     """Every reading of the document that survives the longest-match-wins rule."""
-    from extraction.handlers import HANDLERS  # handlers import this module's types
-
     rules = rule_set()
     opened = rules.open_gates(doc)
     readings: list[Reading] = []
@@ -248,10 +233,11 @@ def read(doc: Doc) -> list[Reading]:
         if fallback_for and any(fallback_for in reading.values for reading in readings):
             continue  # only when nothing exact gave the field (typing slips)
         handle = HANDLERS[compiled.rule["handler"]]
+        matches: Iterable[tuple[int, int, int, Sequence[int]]]
         if not compiled.has_roles:  # cue and flag rules: the span is all they need
             matches = ((key_id, start, end, ()) for key_id, start, end in compiled.matcher(doc))
         else:
-            matches = compiled.matcher(doc, with_alignments=True)
+            matches = cast(list, compiled.matcher(doc, with_alignments=True))  # spaCy types it without alignments
         for key_id, start, end, alignment in matches:
             pattern = compiled.patterns[doc.vocab.strings[key_id]]
             roles: dict[str, list[int]] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rules.models import ProfileDraft
@@ -49,10 +51,8 @@ class Extraction(BaseModel):
         contract cannot hold (past the largest cluster) is left out."""
         base = earlier
         if self.size_factor is not None:
-            try:
+            with contextlib.suppress(ValidationError):
                 base = earlier.scaled(self.size_factor)
-            except ValidationError:
-                pass
         return base.merged(self.profile)
 
     def spans_for(self, field: str) -> list[Span]:

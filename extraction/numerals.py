@@ -127,7 +127,7 @@ class NumberReader:
             elif word in self.teens or word in self.tens:
                 if previous not in (None, "hundred", "scale", "and"):
                     return None
-                current += self.teens.get(word, self.tens.get(word, 0))
+                current += self.teens[word] if word in self.teens else self.tens[word]
                 previous = "teen" if word in self.teens else "tens"
             elif word in self.hundred:
                 if previous in ("unit", "teen", "tens", "group") and 0 < current < 100:  # "a couple hundred"

@@ -12,11 +12,13 @@ for NUM, its number; `._.fa_scale` is the multiplier a number was written with.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import spacy
 from spacy.language import Language
+from spacy.pipeline import EntityRuler
 from spacy.tokens import Doc, Span, Token
 
 from extraction import numerals  # noqa: F401 - registers the fabric_numbers factory
@@ -37,7 +39,9 @@ def nlp() -> Language:
     """The extraction pipeline (built on first use, then shared by the whole process)."""
     pipeline = spacy.blank("en")
     customise_tokenizer(pipeline)
-    ruler = pipeline.add_pipe("entity_ruler", config={"validate": True, "phrase_matcher_attr": "LOWER"})
+    ruler = cast(
+        EntityRuler, pipeline.add_pipe("entity_ruler", config={"validate": True, "phrase_matcher_attr": "LOWER"})
+    )
     ruler.add_patterns(entity_patterns(pipeline))
     pipeline.add_pipe("fabric_gpu_variants")
     pipeline.add_pipe("fabric_numbers")
@@ -136,13 +140,14 @@ def entity_patterns(pipeline: Language) -> list[dict[str, Any]]:
                     text = f"{prefix} {body}".strip()
                     patterns.append({"label": system["label"], "id": item["id"], "pattern": text})
 
-    for fabric in data["fabric"]:
-        for alias in fabric["aliases"]:
-            patterns.append({"label": fabric["label"], "id": fabric["id"], "pattern": alias})
+    patterns.extend(
+        {"label": fabric["label"], "id": fabric["id"], "pattern": alias}
+        for fabric in data["fabric"]
+        for alias in fabric["aliases"]
+    )
 
     gear = data["gear"]
-    for alias in gear["aliases"]:
-        patterns.append({"label": gear["label"], "id": alias, "pattern": alias})
+    patterns.extend({"label": gear["label"], "id": alias, "pattern": alias} for alias in gear["aliases"])
 
     for item in data["patterns"]:
         entry = {"label": item["label"], "pattern": compile_pattern(item["pattern"], data["macros"]).tokens}
@@ -157,7 +162,7 @@ def _phrase(pipeline: Language, text: str) -> str:
     return " ".join(token.lower_ for token in pipeline.make_doc(text))
 
 
-def _with_plural(phrase: str, taken: set[str] = frozenset()) -> list[str]:
+def _with_plural(phrase: str, taken: Set[str] = frozenset()) -> list[str]:
     """A name and its plural ("dgx h100", "dgx h100s").
 
     A plural that is another name stays out: "L40S" is not the plural of "L40".

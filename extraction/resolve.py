@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from spacy.tokens import Doc
 
 from extraction.handlers import COUNT_FIELDS
-from extraction.matching import Reading
 from extraction.models import Extraction, Span
+from extraction.readings import Reading
 from extraction.resources import load
 from rules.models import MAX_GPUS, ProfileDraft
 
@@ -42,8 +42,11 @@ Resolver = Callable[[list[Candidate], dict[str, "Decision"]], Decision | None]
 RESOLVERS: dict[str, Resolver] = {}
 
 
-def resolver(name: str) -> Callable[[Resolver], Resolver]:
-    def register(function: Resolver) -> Resolver:
+R = TypeVar("R", bound=Resolver)
+
+
+def resolver(name: str) -> Callable[[R], R]:
+    def register(function: R) -> R:
         RESOLVERS[name] = function
         return function
 
@@ -160,9 +163,14 @@ def _complete_size(decisions: dict[str, Decision]) -> None:
     elif nodes is None and gpus is not None and per_node is not None:
         if gpus.value % per_node.value == 0:
             decisions["node_count"] = Decision(gpus.value // per_node.value, _merge(gpus.sources, per_node.sources))
-    elif per_node is None and gpus is not None and nodes is not None:
-        if gpus.value % nodes.value == 0 and 1 <= gpus.value // nodes.value <= 72:
-            decisions["gpus_per_node"] = Decision(gpus.value // nodes.value, _merge(gpus.sources, nodes.sources))
+    elif (
+        per_node is None
+        and gpus is not None
+        and nodes is not None
+        and gpus.value % nodes.value == 0
+        and 1 <= gpus.value // nodes.value <= 72
+    ):
+        decisions["gpus_per_node"] = Decision(gpus.value // nodes.value, _merge(gpus.sources, nodes.sources))
 
 
 def _merge(*groups: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -28,6 +29,104 @@ def load(name: str) -> dict[str, Any]:
     """A data file from extraction/data, parsed once per process."""
     with open(DATA_DIR / f"{name}.yaml", encoding="utf-8") as handle:
         return yaml.safe_load(handle)
+
+
+class RulesFileError(ValueError):
+    """data/rules.yaml is malformed: the message names the file and the rule."""
+
+
+PatternSource = str | list[str | dict[str, Any]]
+
+
+class FieldRule(BaseModel):
+    """One rule of data/rules.yaml. The options are typed here; which of them a rule may
+    give depends on its handler (extraction/handlers.py registers what each reads)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    handler: str
+    patterns: list[PatternSource] = Field(min_length=1)
+    fallback_for: str | None = None
+    field: str | None = None
+    value: str | bool | None = None
+    limits: dict[str, tuple[int, int]] | tuple[float, float] | None = None
+    factors: dict[str, float] | None = None
+    not_after: list[str] | None = None
+    not_after_window: int | None = Field(default=None, ge=1)
+    not_followed_by: list[str] | None = None
+    not_preceded_by: list[str] | None = None
+    shared_with: list[str] | None = None
+    min_scale: float | None = None
+    min_usd: float | None = None
+    weak: bool | None = None
+    questions_ask: bool | None = None
+    wh_questions_ask: bool | None = None
+    not_inverted: bool | None = None
+    clause_end: bool | None = None
+    rack_scale_only: bool | None = None
+
+    def options(self) -> set[str]:
+        """The options this rule gives (beyond name, handler, patterns, fallback_for)."""
+        return set(self.model_dump(exclude_none=True)) - {"name", "handler", "patterns", "fallback_for"}
+
+
+class Negation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    negators: list[str]
+    bridges: list[str]
+    releases: list[str]
+
+
+class RulesFile(BaseModel):
+    """data/rules.yaml as a whole."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    macros: dict[str, dict[str, Any]]
+    rules: list[FieldRule]
+    negation: Negation
+    internal: list[str]
+    fields: dict[str, str]
+
+
+def check_rules(data: Any, source: str = "rules.yaml") -> RulesFile:
+    """Validate the field rules, naming the file and the rule on the first problem.
+
+    Checks the shape and the option types, that every macro name is upper case, that
+    `field` and `fallback_for` name a field the file resolves, and that every pattern's
+    shorthand expands (unknown macros, bad elements)."""
+    try:
+        rules_file = RulesFile.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        location = list(error["loc"])
+        where = source
+        if location[:1] == ["rules"] and len(location) > 1 and isinstance(location[1], int):
+            rule = data["rules"][location[1]]
+            name = rule.get("name", f"#{location[1] + 1}") if isinstance(rule, dict) else f"#{location[1] + 1}"
+            where, location = f"{source}: rule {name}", location[2:]
+        path = ".".join(str(part) for part in location)
+        raise RulesFileError(f"{where}: {path + ': ' if path else ''}{error['msg']}") from exc
+    for macro in rules_file.macros:
+        if not _MACRO_NAME.match(macro):
+            raise RulesFileError(f"{source}: macro {macro!r} must be UPPER_CASE")
+    seen: set[str] = set()
+    for rule in rules_file.rules:
+        where = f"{source}: rule {rule.name}"
+        if rule.name in seen:
+            raise RulesFileError(f"{where}: the name is used twice")
+        seen.add(rule.name)
+        for name in (rule.field, rule.fallback_for):
+            if name is not None and name not in rules_file.fields:
+                raise RulesFileError(f"{where}: {name!r} is not a field of `fields:` ({', '.join(rules_file.fields)})")
+        for raw in rule.patterns:
+            try:
+                compile_pattern(raw, rules_file.macros)
+            except ValueError as exc:
+                raise RulesFileError(f"{where}: {exc}") from exc
+    return rules_file
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from extraction.resources import load
+from knowledge import catalogue
 
 logger = logging.getLogger(__name__)
 
@@ -50,11 +51,7 @@ def system_shape(system_id: str) -> SystemShape | None:
 
 def _from_catalogue(system_id: str) -> SystemShape | None:
     try:
-        from knowledge.catalogue import server_named
-    except Exception:  # not there yet, or broken: the fallback table answers
-        return None
-    try:
-        server = server_named(system_id)
+        server = catalogue.server_named(system_id)
     except Exception:
         logger.warning("knowledge.catalogue.server_named(%r) failed; using the extraction table", system_id)
         return None
@@ -77,12 +74,3 @@ def _canonical_gpu(name: str) -> str:
             if (lowered == alias or lowered.startswith(alias + " ")) and len(alias) > best_length:
                 best, best_length = model["id"], len(alias)
     return best
-
-
-def catalogue_available() -> bool:
-    """True when `knowledge.catalogue.server_named` can be imported."""
-    try:
-        from knowledge.catalogue import server_named  # noqa: F401
-    except Exception:
-        return False
-    return True

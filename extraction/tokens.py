@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 from spacy.language import Language
+from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc
 from spacy.util import compile_infix_regex, compile_prefix_regex
 
@@ -62,7 +64,7 @@ def _trailing(text: str) -> list[str]:
 class NumberSplittingTokenizer:
     """spaCy's tokenizer, then `split_word` on words that start with digits."""
 
-    def __init__(self, base) -> None:
+    def __init__(self, base: Tokenizer) -> None:
         self.base = base
         self.vocab = base.vocab
 
@@ -89,8 +91,9 @@ class NumberSplittingTokenizer:
 
 def customise_tokenizer(nlp: Language) -> None:
     """Install the extra infix rules and the number-splitting step on `nlp`."""
-    infixes = list(nlp.Defaults.infixes) + EXTRA_INFIXES
-    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
-    prefixes = list(nlp.Defaults.prefixes) + EXTRA_PREFIXES
-    nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
-    nlp.tokenizer = NumberSplittingTokenizer(nlp.tokenizer)
+    tokenizer = cast(Tokenizer, nlp.tokenizer)  # a blank pipeline's is spaCy's Tokenizer
+    infixes = [*(nlp.Defaults.infixes or ()), *EXTRA_INFIXES]
+    tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    prefixes = [*(nlp.Defaults.prefixes or ()), *EXTRA_PREFIXES]
+    tokenizer.prefix_search = compile_prefix_regex(prefixes).search
+    nlp.tokenizer = NumberSplittingTokenizer(tokenizer)

@@ -8,6 +8,7 @@ python -m knowledge subject faq [--db PATH]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -55,10 +56,8 @@ def _build(db: str | None, force: bool) -> int:
         print(f"knowledge: built {result.path} ({result.entries} entries)")
     else:
         # touch it, so make sees the target newer than the code it depends on
-        try:
+        with contextlib.suppress(OSError):
             os.utime(result.path)
-        except OSError:
-            pass
         print(f"knowledge: {result.path} is up to date ({result.entries} entries)")
     return 0
 

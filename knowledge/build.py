@@ -27,8 +27,8 @@ from pathlib import Path
 import sqlite_utils
 from pydantic import BaseModel
 
+from advisor.settings import settings  # a leaf module: imports nothing of the project
 from knowledge import sources
-from knowledge.store import resolve_db_path
 
 #: bm25 weights of the indexed columns, in index order: title, text, aliases.
 FTS_COLUMNS = ("title", "text", "aliases")
@@ -41,6 +41,15 @@ class BuildResult(BaseModel):
     path: Path
     rebuilt: bool
     entries: int
+
+
+def default_db_path() -> Path:
+    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db` (advisor.settings)."""
+    return settings.kb_path
+
+
+def resolve_db_path(db_path: str | Path | None = None) -> Path:
+    return Path(db_path) if db_path is not None else default_db_path()
 
 
 def build(
@@ -96,9 +105,9 @@ def _write(path: Path, records: list[sources.Record], digest: str) -> None:
         for record in records:
             by_kind[record.kind].append(record.data)
         for kind, rows in by_kind.items():
-            db[kind].insert_all(rows, pk="id", alter=True)
+            db.table(kind).insert_all(rows, pk="id", alter=True)
 
-        db["entries"].insert_all(
+        db.table("entries").insert_all(
             (
                 {
                     "id": r.id,
@@ -115,12 +124,12 @@ def _write(path: Path, records: list[sources.Record], digest: str) -> None:
             ),
             pk="id",
         )
-        db["entries"].create_index(["subject"])
-        db["entries"].enable_fts(list(FTS_COLUMNS), tokenize="porter")
+        db.table("entries").create_index(["subject"])
+        db.table("entries").enable_fts(list(FTS_COLUMNS), tokenize="porter")
         weights = ", ".join(str(w) for w in FTS_WEIGHTS)
         db.execute("insert into entries_fts(entries_fts, rank) values ('rank', ?)", [f"bm25({weights})"])
 
-        db["meta"].insert_all(
+        db.table("meta").insert_all(
             [
                 {"key": "fingerprint", "value": digest},
                 {"key": "schema_version", "value": sources.SCHEMA_VERSION},

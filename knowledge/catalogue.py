@@ -375,13 +375,13 @@ def link(technology: Any, gbps: int | None = None) -> Link:
     tech = _technology_name(technology)
     if tech == "nvlink_only":
         tech = "nvlink"
-    candidates = [l for l in _links() if l.technology == tech]
+    candidates = [item for item in _links() if item.technology == tech]
     if not candidates:
-        known = ", ".join(dict.fromkeys(l.technology for l in _links()))
+        known = ", ".join(dict.fromkeys(item.technology for item in _links()))
         raise NotInCatalogue(f"no link for technology {tech!r}; known: {known}")
     if gbps is None:
         return candidates[0]
-    return min(candidates, key=lambda l: (abs(l.nominal_gbps - gbps), -l.nominal_gbps))
+    return min(candidates, key=lambda item: (abs(item.nominal_gbps - gbps), -item.nominal_gbps))
 
 
 def nvlink(gpu_model: str | None) -> Link:
@@ -394,9 +394,9 @@ def nvlink(gpu_model: str | None) -> Link:
     model = _gpu_model_in(gpu_model) if gpu_model else None
     if model is None:
         return link("nvlink")
-    for l in _links():  # noqa: E741
-        if model in l.gpu_models:
-            return l
+    for item in _links():
+        if model in item.gpu_models:
+            return item
     return link("pcie")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import yaml
@@ -83,7 +84,7 @@ def terms(text: str | None) -> list[str]:
             content.append(part)
             for alternative in synonyms.get(part, ()):
                 add(alternative)
-    for first, second in zip(content, content[1:]):
+    for first, second in pairwise(content):
         if first != second:
             add(f"{first} {second}")
     return words[:MAX_WORDS] + phrases[:MAX_PHRASES]

@@ -87,7 +87,9 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
         if "fts5" in str(exc).lower():
             return []
         raise
-    hits = [Entry(**dict(zip(_ENTRY_COLUMNS, row)), score=round(-row[-1] * boost(row[2]), 4)) for row in rows]
+    hits = [
+        Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=False)), score=round(-row[-1] * boost(row[2]), 4)) for row in rows
+    ]
     hits.sort(key=lambda hit: hit.score, reverse=True)
     return hits[:limit]
 
@@ -120,7 +122,7 @@ def entry(entry_id: str, *, db_path: str | Path | None = None) -> Entry | None:
         f"select {', '.join(_ENTRY_COLUMNS)} from entries where id = ?",
         [str(entry_id).strip().lower()],
     ).fetchone()
-    return Entry(**dict(zip(_ENTRY_COLUMNS, row))) if row else None
+    return Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=True))) if row else None
 
 
 def subjects(*, db_path: str | Path | None = None) -> list[str]:

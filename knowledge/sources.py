@@ -4,7 +4,8 @@ Each file is one subject (`faq.yaml` -> subject "faq"); each top-level key in it
 kind of entry and becomes one table of the database (`hardware.yaml` holds the kinds
 `hardware_switches`, `hardware_nics`, `hardware_servers`). Every entry must carry an id
 (kebab-case, unique across all files, so one grep finds it), a title, a text and a
-source; `aliases` and `note` are optional and any other field is kept as data.
+source; `aliases` and `note` are optional, and each kind's own fields are typed in
+`knowledge/schemas.py`.
 
 Loading validates all of that up front, so a typo in a source file fails the build with
 the file and entry named instead of producing a half-right database.
@@ -20,7 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
+
+from knowledge.schemas import ID_PATTERN as ID_PATTERN  # the id format, part of this module's interface
+from knowledge.schemas import KINDS
+from knowledge.schemas import SourceEntry as SourceEntry
 
 SOURCES_DIR = Path(__file__).parent / "sources"
 
@@ -28,25 +33,11 @@ SOURCES_DIR = Path(__file__).parent / "sources"
 #: its sources did not change.
 SCHEMA_VERSION = "1"
 
-ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class SourceError(ValueError):
     """A source file is malformed: names the file and the entry."""
-
-
-class SourceEntry(BaseModel):
-    """The fields every knowledge entry has; any further field is kept as-is."""
-
-    model_config = ConfigDict(extra="allow")
-
-    id: str = Field(pattern=ID_PATTERN)
-    title: str = Field(min_length=1)
-    text: str = Field(min_length=1)
-    source: str = Field(min_length=1)
-    aliases: list[str] = Field(default_factory=list)
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +107,11 @@ def _load(directory: Path) -> list[Record]:
         for kind, entries in document.items():
             if not isinstance(kind, str) or not _KIND_PATTERN.match(kind):
                 raise SourceError(f"{path.name}: kind {kind!r} must be a snake_case table name")
+            schema = KINDS.get(kind)
+            if schema is None:
+                raise SourceError(
+                    f"{path.name}: unknown kind {kind!r}; add its schema to knowledge/schemas.py (known: {', '.join(KINDS)})"
+                )
             if kind in seen_kinds:
                 raise SourceError(f"{path.name}: kind {kind!r} already defined in {seen_kinds[kind]}")
             seen_kinds[kind] = path.name
@@ -128,9 +124,9 @@ def _load(directory: Path) -> list[Record]:
                 if "id" in raw:
                     where = f"{path.name}: {raw['id']}"
                 try:
-                    entry = SourceEntry.model_validate(raw)
+                    entry = schema.model_validate(raw)
                 except ValidationError as exc:
-                    raise SourceError(f"{where}: {exc}") from exc
+                    raise SourceError(f"{where}: {_errors(exc)}") from exc
                 if entry.id in seen_ids:
                     raise SourceError(f"{where}: duplicate id, also in {seen_ids[entry.id]}")
                 seen_ids[entry.id] = path.name
@@ -138,3 +134,11 @@ def _load(directory: Path) -> list[Record]:
                 data = {**raw, "aliases": entry.aliases, "note": entry.note}
                 records.append(Record(subject=subject, kind=kind, data=data))
     return records
+
+
+def _errors(exc: ValidationError) -> str:
+    """pydantic's errors on one line each: `field: message (got value)`."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']} (got {e.get('input')!r})"
+        for e in exc.errors(include_url=False)
+    )

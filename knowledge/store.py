@@ -8,38 +8,26 @@ the next read in each thread reopens it.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from pathlib import Path
 
 import sqlite_utils
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-ENV_VAR = "FABRIC_ADVISOR_KB"
+from knowledge.build import build, resolve_db_path
 
 _local = threading.local()
 _build_lock = threading.Lock()
 
 
-def default_db_path() -> Path:
-    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db`."""
-    configured = os.environ.get(ENV_VAR)
-    return Path(configured) if configured else REPO_ROOT / "var" / "knowledge.db"
-
-
-def resolve_db_path(db_path: str | Path | None = None) -> Path:
-    return Path(db_path) if db_path is not None else default_db_path()
-
-
 def connection(db_path: str | Path | None = None) -> sqlite_utils.Database:
-    """This thread's read-only connection to the database, built first if missing."""
+    """This thread's read-only connection to the database, built first if missing (the
+    default database is a build output: a fresh clone or a new `$FABRIC_ADVISOR_KB`
+    gets one on first use)."""
     path = resolve_db_path(db_path).resolve()
     if not path.exists():
         with _build_lock:
             if not path.exists():
-                from knowledge.build import build
-
                 build(path)
     stat = path.stat()
     identity = (stat.st_dev, stat.st_ino)

@@ -245,8 +245,8 @@ def _size(
         topology = sizing.size_dragonfly_plus(endpoints, switches[-1].radix_at(link_gbps), link_gbps)
         topology.notes.append(f"No three-tier fat-tree holds {endpoints:,} ports ({last_error}); Dragonfly+ does.")
         return topology, switches[-1], topology.notes
-    assert last_error is not None  # pragma: no cover - Dragonfly+ sizing raised itself
-    raise last_error
+    assert last_error is not None  # the loop ran: every family has a switch
+    raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
 
 
 def _gear(topology: Topology) -> int:

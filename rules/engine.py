@@ -260,7 +260,7 @@ def _alternative(candidate: Candidate, primary: Candidate, throughput: float) ->
         allreduce_ms=round(candidate.allreduce.ms, 2) if candidate.allreduce else None,
         step=candidate.step,
         latency_us=option.latency_us,
-        operational_complexity=option.operational_complexity,  # type: ignore[arg-type]
+        operational_complexity=option.operational_complexity,
         trade_off=f"{price[0].upper()}{price[1:]}; {_throughput_phrase(candidate, throughput)}; {option.summary}.",
     )
 
@@ -296,7 +296,7 @@ def _fabric_configuration(primary: Candidate, profile: WorkloadProfile) -> Fabri
         return None
     kind = FABRIC_KINDS.get(str(primary.technology), "infiniband")
     return FabricConfiguration(
-        fabric=kind,  # type: ignore[arg-type]
+        fabric=kind,
         switch_family=primary.fabric.switch_model or "any",
         settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps)),
         validation=_validation_targets(primary, profile),

@@ -10,7 +10,10 @@ import math
 from typing import Any
 
 from knowledge import catalogue
+from rules.formatting import pct, usd, usd_range
 from rules.models import WorkloadProfile
+
+__all__ = ["derive", "pct", "usd", "usd_range"]  # the formatters, for rule facts
 
 FRONTIER_PARAMS_B = 100  # seed guide: "frontier model training (100B+ parameters)"
 LARGEST_BUILD_GPUS = 16_384  # Fabric Advisor threshold: past a 64-SU SuperPOD's 16,384 GPUs
@@ -25,24 +28,6 @@ SERVING_BYTES_PER_PARAM = 2
 TRAINING_BYTES_PER_PARAM = 16
 # InfiniBand generations a customer may ask for: (name, Gb/s per port), as the contract's Preference
 PREFERRED_IB = {"infiniband_hdr": ("HDR", 200), "infiniband_ndr": ("NDR", 400), "infiniband_xdr": ("XDR", 800)}
-
-
-def usd(amount: float) -> str:
-    """$1.2M / $350K / $900 style, as people write budgets."""
-    if amount >= 1_000_000:
-        return f"${amount / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
-    if amount >= 1_000:
-        return f"${amount / 1_000:.0f}K"
-    return f"${amount:.0f}"
-
-
-def usd_range(low: float, high: float) -> str:
-    """ "$200K-$400K": a cost range in rule statements."""
-    return f"{usd(low)}-{usd(high)}"
-
-
-def pct(share: float) -> str:
-    return f"{share * 100:.1f} %" if share < 0.1 else f"{share * 100:.0f} %"
 
 
 def derive(profile: WorkloadProfile) -> dict[str, Any]:

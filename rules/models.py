@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -117,7 +117,7 @@ _PROFILE_FIELDS = dict(
 )
 
 
-def _field(name: str, **constraints):
+def _field(name: str, **constraints: Any) -> Any:
     description, example = _PROFILE_FIELDS[name]
     examples = [example] if example is not None else ["rocev2"]
     return Field(default=None, description=description, examples=examples, **constraints)
@@ -222,6 +222,13 @@ class WorkloadProfile(ProfileDraft):
     def resolved(self) -> bool:
         """True when gpu_count, node_count and gpus_per_node are all known."""
         return None not in (self.gpu_count, self.node_count, self.gpus_per_node)
+
+    if TYPE_CHECKING:
+        # For the type checker only (never run): the validator below fills in all three, so
+        # code handed a complete profile reads whole numbers; the input may leave two out.
+        gpu_count: int = 0
+        node_count: int = 0
+        gpus_per_node: int = 0
 
     @model_validator(mode="after")
     def _resolve_size(self) -> WorkloadProfile:

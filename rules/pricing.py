@@ -152,7 +152,7 @@ def _service_lines(fabric: str, nodes: int, ports: int, gbps: int, server_known:
 
 def _nic_line(fabric: str, price: Any, quantity: int, note: str) -> BomLine:
     return BomLine(
-        fabric=fabric,  # type: ignore[arg-type]
+        fabric=fabric,
         category=price.category,
         part_number=price.part_number,
         description=price.description,
@@ -260,7 +260,7 @@ def priced(
     """A design's bill of materials and its cost before any budget: a pure function of
     the design's counts, remembered so a profile asked again costs nothing to price."""
     profile = WorkloadProfile(
-        workload=workload,  # type: ignore[arg-type]
+        workload=workload,
         gpu_count=gpus,
         node_count=nodes,
         gpus_per_node=gpus_per_node,

@@ -248,9 +248,7 @@ def test_a_question_about_a_figure_of_the_shown_design_is_answered_from_it(fake)
 
 
 def test_the_same_question_without_a_design_goes_to_the_knowledge_base(fake):
-    _, dispatcher = run(
-        knowledge.ActionAnswerKnowledge(), tracker(text="how many switches is that?", intent="ask_knowledge")
-    )
+    run(knowledge.ActionAnswerKnowledge(), tracker(text="how many switches is that?", intent="ask_knowledge"))
     assert [c[0] for c in fake.calls] == ["answer"]
 
 

@@ -8,7 +8,7 @@ import httpx
 from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
 
 
-def ask(client: httpx.Client, question: str, profile: dict | None = None) -> dict:
+def ask(client: httpx.Client, question: str, profile: dict | None = None) -> dict:  # noqa: F811
     body = {"question": question} if profile is None else {"question": question, "profile": profile}
     response = client.post("/v1/ask", json=body)
     assert response.status_code == 200, response.text

@@ -34,7 +34,10 @@ def test_faq_limit_caps_the_results(client: httpx.Client) -> None:  # noqa: F811
     ],
 )
 def test_faq_bad_query_is_422_naming_the_parameter(
-    client: httpx.Client, params: dict, field: str, words: list[str]
+    client: httpx.Client,  # noqa: F811
+    params: dict,
+    field: str,
+    words: list[str],
 ) -> None:
     response = client.get("/v1/faq", params=params)
     assert response.status_code == 422

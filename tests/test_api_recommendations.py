@@ -110,7 +110,7 @@ def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> Non
     ],
 )
 def test_bad_profile_is_422_naming_field_and_allowed_values(
-    client: httpx.Client,
+    client: httpx.Client,  # noqa: F811
     profile: dict,
     field: str,
     words: list[str],

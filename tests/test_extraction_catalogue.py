@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from extraction import extract
+from extraction import extract, systems
 from extraction.systems import system_shape
 
 
 @pytest.fixture
 def without_catalogue(monkeypatch):
     system_shape.cache_clear()
-    monkeypatch.setitem(sys.modules, "knowledge.catalogue", None)  # import now fails
+
+    def broken(system_id: str) -> None:
+        raise RuntimeError("catalogue unavailable")
+
+    monkeypatch.setattr(systems.catalogue, "server_named", broken)  # every lookup now fails
     yield
     system_shape.cache_clear()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import knowledge
+from advisor.settings import settings
 from knowledge import sources, store
 from knowledge.__main__ import main
 
@@ -110,7 +111,7 @@ def test_read_connections_are_read_only(tmp_path, source_copy):
 
 def test_search_builds_the_default_database_when_missing(tmp_path, monkeypatch):
     db = tmp_path / "var" / "knowledge.db"
-    monkeypatch.setenv("FABRIC_ADVISOR_KB", str(db))
+    monkeypatch.setattr(settings, "kb_path", db)  # $FABRIC_ADVISOR_KB, read once per process
     assert knowledge.default_db_path() == db
     assert knowledge.search("what is SHARP")[0].id == "glossary-sharp"
     assert db.exists()

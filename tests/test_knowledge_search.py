@@ -152,7 +152,7 @@ def test_subject_returns_full_entries_in_source_order(db):
     assert faq[1]["numbers"]["infiniband_hdr_fabric_usd"] == [200_000, 400_000]
     hardware = knowledge.subject("hardware", db_path=db)
     assert {e["kind"] for e in hardware} == {"hardware_switches", "hardware_nics", "hardware_servers"}
-    assert [e["id"] for e in knowledge.subject("generations", db_path=db)][0] == "infiniband-hdr-generation"
+    assert next(e["id"] for e in knowledge.subject("generations", db_path=db)) == "infiniband-hdr-generation"
 
 
 def test_unknown_subject_lists_valid_names(db):

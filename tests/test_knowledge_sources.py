@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge import sources
+from knowledge import schemas, sources
 
 SEED_GUIDE = Path(__file__).resolve().parents[2] / "shared" / "seed" / "000_7f1cf65573fac56a.txt"
 
@@ -256,14 +256,14 @@ def test_guide_citations_name_real_sections():
 
 def test_malformed_source_names_file_and_entry(tmp_path):
     (tmp_path / "glossary.yaml").write_text("glossary:\n  - id: Not_Kebab\n    title: x\n    text: y\n    source: z\n")
-    with pytest.raises(sources.SourceError, match="glossary.yaml: Not_Kebab"):
+    with pytest.raises(sources.SourceError, match=r"glossary\.yaml: Not_Kebab"):
         sources.load(tmp_path)
 
 
 def test_duplicate_id_is_rejected(tmp_path):
     entry = "  - {id: same-id, title: t, text: x, source: s}\n"
-    (tmp_path / "a.yaml").write_text("one:\n" + entry)
-    (tmp_path / "b.yaml").write_text("two:\n" + entry)
+    (tmp_path / "a.yaml").write_text("summary:\n" + entry)
+    (tmp_path / "b.yaml").write_text("takeaways:\n" + entry)
     with pytest.raises(sources.SourceError, match="duplicate id"):
         sources.load(tmp_path)
 
@@ -272,3 +272,31 @@ def test_entry_without_source_is_rejected(tmp_path):
     (tmp_path / "faq.yaml").write_text("faq:\n  - {id: no-source, title: t, text: x}\n")
     with pytest.raises(sources.SourceError, match="source"):
         sources.load(tmp_path)
+
+
+def test_unknown_kind_is_refused_naming_the_file(tmp_path):
+    (tmp_path / "notes.yaml").write_text("glosary:\n  - {id: pfc, title: t, text: x, source: s}\n")
+    with pytest.raises(sources.SourceError, match=r"notes\.yaml: unknown kind 'glosary'"):
+        sources.load(tmp_path)
+
+
+def test_misspelled_field_of_a_kind_names_file_entry_and_field(tmp_path):
+    (tmp_path / "topologies.yaml").write_text(
+        "topologies:\n  - {id: fat-tree, title: t, text: x, source: s, kind: fat_tree, bisection: full,\n"
+        "     scale: any, when_to_use: always, whenn: typo}\n"
+    )
+    with pytest.raises(sources.SourceError, match=r"topologies\.yaml: fat-tree: whenn: Extra inputs"):
+        sources.load(tmp_path)
+
+
+def test_wrong_type_in_a_hardware_entry_names_file_entry_and_field(tmp_path):
+    (tmp_path / "hardware.yaml").write_text(
+        "hardware_switches:\n  - {id: qm9700, title: t, text: x, source: s, model: QM9700, name: Quantum-2,\n"
+        "     fabric: infiniband, generation: ndr, ports: sixty-four, port_gbps: 400}\n"
+    )
+    with pytest.raises(sources.SourceError, match=r"hardware\.yaml: qm9700: ports: .*integer.*sixty-four"):
+        sources.load(tmp_path)
+
+
+def test_every_shipped_kind_has_a_schema():
+    assert {r.kind for r in sources.load()} <= set(schemas.KINDS)

@@ -7,12 +7,14 @@ Lists rather than tables, because chat widgets render lists reliably and tables 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Protocol
 
 from pydantic import ValidationError
 
 from advisor.models import Answer
-from extraction.models import Span
-from rules.facts import usd
+from advisor.render.labels import labels
+from rules.formatting import usd
 from rules.models import (
     MAX_GPUS,
     MAX_GPUS_PER_NODE,
@@ -25,23 +27,10 @@ from rules.models import (
     Topology,
 )
 
-QUESTIONS = {
-    "workload": "What will the cluster run: **training**, **inference**, or **both**?",
-    "gpu_count": ("How many GPUs will it have? For example *128 H100s*, *16 nodes of 8 GPUs* or *4 DGX H200*."),
-}
-TOPOLOGY_NAMES = {
-    "single_node": "single server (no switch fabric)",
-    "fat_tree": "fat-tree (Clos)",
-    "rail_optimized": "rail-optimized (DGX SuperPOD layout)",
-    "dragonfly_plus": "Dragonfly+",
-}
-PORT_ROLES = {
-    "compute": "compute",
-    "storage": "storage",
-    "inband_management": "in-band management",
-    "out_of_band": "out-of-band management",
-    "inference_traffic": "inference traffic",
-}
+# customer-facing names and questions: advisor/render/labels.yaml, shared with the bot
+QUESTIONS = {field: question.text for field, question in labels().questions.items()}
+TOPOLOGY_NAMES = {kind: name.name for kind, name in labels().topologies.items()}
+PORT_ROLES = {role: name.name for role, name in labels().port_roles.items()}
 
 
 def cost_range(low: float, high: float) -> str:
@@ -308,7 +297,18 @@ SIZE_LIMITS = {
 }
 
 
-def rejected_markdown(rejected: list[Span]) -> str:
+class StatedText(Protocol):
+    """A piece of the customer's text and the field it gave (extraction's `Span` is one;
+    renderers do not import the extractor)."""
+
+    @property
+    def field(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def rejected_markdown(rejected: Iterable[StatedText]) -> str:
     """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each rejected span."""
     return "\n".join(
         f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.' for span in rejected
@@ -321,16 +321,8 @@ def clarification_markdown(missing: list[str]) -> str:
 
 
 # the contract's field names as a person says them, for messages shown in chat
-PLAIN_FIELDS = {
-    "gpus_per_node": "GPUs per server",
-    "gpu_count": "GPU count",
-    "node_count": "server count",
-    "model_params_b": "model size (billions of parameters)",
-    "network_budget_usd": "network budget (USD)",
-    "budget_usd": "budget (USD)",
-    "gpu_model": "GPU model",
-}
-_FIELD_NAME = re.compile(r"\b(" + "|".join(PLAIN_FIELDS) + r")\b")
+PLAIN_FIELDS = dict(labels().fields)
+_FIELD_NAME = re.compile(r"\b(" + "|".join(sorted(PLAIN_FIELDS, key=len, reverse=True)) + r")\b")
 
 
 def plain_fields(text: str) -> str:

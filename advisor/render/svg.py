@@ -26,8 +26,10 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from xml.sax.saxutils import escape
 
+from advisor.render.labels import labels
 from rules.models import CableTier, PortRole, Recommendation, Topology, TopologyKind
 
 __all__ = ["topology_svg"]
@@ -83,20 +85,9 @@ RAIL_PALETTE = (
     "#bab0ac",
 )
 
-ROLE_LABELS: dict[PortRole, str] = {
-    PortRole.compute: "compute",
-    PortRole.storage: "storage",
-    PortRole.inband_management: "in-band mgmt",
-    PortRole.out_of_band: "OOB mgmt",
-    PortRole.inference_traffic: "front-end",
-}
-
-KIND_LABELS: dict[TopologyKind, str] = {
-    TopologyKind.single_node: "single server",
-    TopologyKind.fat_tree: "fat-tree (Clos)",
-    TopologyKind.rail_optimized: "rail-optimized fat-tree",
-    TopologyKind.dragonfly_plus: "Dragonfly+",
-}
+# the short names of advisor/render/labels.yaml: diagrams have little room
+ROLE_LABELS: dict[PortRole, str] = {PortRole(role): name.short for role, name in labels().port_roles.items()}
+KIND_LABELS: dict[TopologyKind, str] = {TopologyKind(kind): name.short for kind, name in labels().topologies.items()}
 
 
 # ---------------------------------------------------------------------------- text
@@ -427,7 +418,7 @@ def _server_box(
     text = label or f"{facts.gpus_per_node} × {facts.gpu_model}"
     c.text(box.cx, box.y + 51, _fit(text, box.w - 8, 9.5), size=9.5, fill=MUTED, anchor="middle")
     points = [box.top(i, len(ports)) for i in range(len(ports))]
-    for i, ((x, y), colour) in enumerate(zip(points, ports)):
+    for i, ((x, y), colour) in enumerate(zip(points, ports, strict=True)):
         rail = rails[i] if i < len(rails) else None
         c.circle(x, y, 3.2, fill=colour, stroke="#ffffff", stroke_width=1, data_rail=rail)
     return points
@@ -497,7 +488,7 @@ def _draw_tree(c: _Canvas, rec: Recommendation, top: float) -> float:
         y += SWITCH_H + BAND_H
 
     # links between switch tiers
-    for (upper_key, upper), (lower_key, lower) in zip(rows, rows[1:]):
+    for (upper_key, upper), (lower_key, lower) in pairwise(rows):
         _mesh(c, upper, lower, stroke=LINK, stroke_width=0.9, stroke_opacity=0.6)
         between = f"{lower_key} ↔ {upper_key}"
         if lower_key == "leaf" and topo.oversubscription > 1:
@@ -514,7 +505,7 @@ def _draw_tree(c: _Canvas, rec: Recommendation, top: float) -> float:
             points = _server_box(c, box, _server_title(box.slot), facts, colours, servers=box.slot.count, rails=rails)
             if box.slot.elided:
                 continue
-            for leaf, (x, py), colour, rail_no in zip(leaves, points, colours, rails):
+            for leaf, (x, py), colour, rail_no in zip(leaves, points, colours, rails, strict=True):
                 lx, ly = leaf.bottom(s_index, len(servers))
                 c.line(x, py, lx, ly, stroke=colour, stroke_width=1.4, stroke_opacity=0.85, data_rail=rail_no)
     elif leaves:
@@ -525,8 +516,8 @@ def _draw_tree(c: _Canvas, rec: Recommendation, top: float) -> float:
             _server_box(c, box, _server_title(box.slot), facts, [], servers=box.slot.count)
     if leaves:
         _band_label(c, leaves[0].y + SWITCH_H, y, _cable_label(rec, "node-leaf"), "GPU servers ↔ leaf")
-    su = f" · {topo.scalable_units} SUs" if rail and topo.scalable_units else ""
-    _tier_label(c, y + SERVER_H / 2, _servers_label(facts, su))
+    units = f" · {topo.scalable_units} SUs" if rail and topo.scalable_units else ""
+    _tier_label(c, y + SERVER_H / 2, _servers_label(facts, units))
     y += SERVER_H
     if rail:
         y = _rail_legend(c, topo.rails, y + 26)
@@ -550,7 +541,7 @@ def _draw_server_groups(c: _Canvas, rec: Recommendation, facts: _Facts, leaves: 
             points = _server_box(c, box, _server_title(box.slot), facts, [LINK] * len(targets), servers=box.slot.count)
             if box.slot.elided:
                 continue
-            for leaf, (x, py) in zip(targets, points):
+            for leaf, (x, py) in zip(targets, points, strict=True):
                 lx, ly = leaf.bottom(s_index, len(servers)) if spread else leaf.bottom()
                 c.line(x, py, lx, ly, stroke=LINK, stroke_width=1.2)
         return
@@ -682,7 +673,7 @@ def _draw_dragonfly(c: _Canvas, rec: Recommendation, top: float) -> float:
         points = _server_box(
             c, server, _plural(n_servers, "server", "servers"), facts, [LINK] * len(leaves), servers=n_servers
         )
-        for leaf, (px, py) in zip(leaves, points):
+        for leaf, (px, py) in zip(leaves, points, strict=True):
             lx, ly = leaf.bottom()
             c.line(px, py, lx, ly, stroke=LINK, stroke_width=1.1)
 
@@ -816,8 +807,9 @@ def _titles(rec: Recommendation) -> tuple[str, str, str]:
     ):
         if n:
             parts.append(f"{_plural(n, name + ' switch', name + ' switches')}.")
-    for cable in topo.cables:
-        parts.append(f"{cable.tier}: {_plural(cable.count, 'cable', 'cables')} at {_speed(cable.gbps)}.")
+    parts.extend(
+        f"{cable.tier}: {_plural(cable.count, 'cable', 'cables')} at {_speed(cable.gbps)}." for cable in topo.cables
+    )
     if topo.kind is TopologyKind.rail_optimized:
         parts.append(f"{topo.rails} rails; GPU port n of every server goes to a rail-n leaf.")
     return heading, totals, " ".join(parts)

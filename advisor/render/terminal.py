@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -67,16 +67,16 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
         settings = Table(title=f"Fabric configuration ({configuration.switch_family})", title_justify="left")
         for column in ("where", "setting", "value", "why"):
             settings.add_column(column)
-        for s in configuration.settings + configuration.validation:
-            settings.add_row(s.area.replace("_", " "), s.setting, s.value, s.why)
+        for item in configuration.settings + configuration.validation:
+            settings.add_row(item.area.replace("_", " "), item.setting, item.value, item.why)
         parts.append(settings)
     elif rec.roce_configuration:
         roce = Table(title="RoCE configuration", title_justify="left")
         roce.add_column("setting")
         roce.add_column("value")
         roce.add_column("why")
-        for s in rec.roce_configuration:
-            roce.add_row(s.setting, s.value, s.why)
+        for check in rec.roce_configuration:
+            roce.add_row(check.setting, check.value, check.why)
         parts.append(roce)
     if rec.alternatives:
         alternatives = Table(title="Alternatives", title_justify="left")
@@ -163,5 +163,5 @@ def topology_view(t: Topology) -> Table:
     return table
 
 
-def print_view(view, console: Console | None = None) -> None:
+def print_view(view: RenderableType, console: Console | None = None) -> None:
     (console or Console()).print(view)

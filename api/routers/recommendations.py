@@ -4,7 +4,7 @@ draw its topology as SVG, export its bill of materials as CSV, print it as a rep
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Path, Response
 from fastapi.exceptions import RequestValidationError
@@ -53,7 +53,7 @@ RecId = Annotated[
     ),
 ]
 
-NOT_FOUND = {
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": Problem, "description": "No recommendation has this id."},
     422: {"model": ValidationProblem, "description": "The id has characters ids never have."},
 }

@@ -7,7 +7,6 @@ and /static is not mounted.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, HTTPException, Response
@@ -33,7 +32,7 @@ async def index() -> FileResponse:
 async def widget_config() -> Response:
     """Where the page finds Rasa's socket.io channel: this host on Rasa's port, unless
     FABRIC_ADVISOR_RASA_PUBLIC_URL names another address (a proxy, another host)."""
-    config = {"rasaUrl": os.environ.get("FABRIC_ADVISOR_RASA_PUBLIC_URL") or None, "rasaPort": settings.rasa_port}
+    config = {"rasaUrl": settings.rasa_public_url, "rasaPort": settings.rasa_port}
     return Response(
         f"window.FABRIC_ADVISOR_CONFIG = {json.dumps(config)};\n",
         media_type="text/javascript",

@@ -15,7 +15,7 @@ from typing import Any
 from rasa_sdk import Tracker
 from rasa_sdk.executor import CollectingDispatcher
 
-from advisor.render import markdown
+from advisor.render import markdown, slack
 from advisor.settings import settings
 from rules.models import Recommendation
 
@@ -26,8 +26,6 @@ WIDGET = "socketio"
 def say(dispatcher: CollectingDispatcher, tracker: Tracker, text: str, **kwargs: Any) -> None:
     """Send markdown text (and e.g. buttons), as mrkdwn on Slack."""
     if tracker.get_latest_input_channel() == SLACK:
-        from advisor.render import slack
-
         text = slack.markdown_to_mrkdwn(text)
     dispatcher.utter_message(text=text, **kwargs)
 
@@ -37,12 +35,10 @@ def send_recommendation(
 ) -> None:
     """Send rec's summary; when it replaces a different recommendation, lead with what changed."""
     url = settings.diagram_url(rec.id)
-    changed = previous is not None and previous.id != rec.id
-    head = markdown.what_changed_markdown(previous, rec) if changed else None
+    changed = previous if previous is not None and previous.id != rec.id else None
+    head = markdown.what_changed_markdown(changed, rec) if changed else None
     channel = tracker.get_latest_input_channel()
     if channel == SLACK:
-        from advisor.render import slack  # only the Slack channel needs Block Kit
-
         if head:
             say(dispatcher, tracker, head)  # the blocks carry the new summary
         summary = markdown.recommendation_markdown(rec, diagram_url=url)
@@ -59,7 +55,7 @@ def send_recommendation(
         payload = {"recommendation": rec.model_dump(mode="json", exclude={"bill_of_materials"}), "diagram_url": url}
         dispatcher.utter_message(json_message={"data": payload})
         return
-    if head:
-        say(dispatcher, tracker, f"{markdown.changes_markdown(previous, rec)}\n\n[Topology diagram]({url})")
+    if changed:
+        say(dispatcher, tracker, f"{markdown.changes_markdown(changed, rec)}\n\n[Topology diagram]({url})")
     else:
         say(dispatcher, tracker, markdown.recommendation_markdown(rec, diagram_url=url))

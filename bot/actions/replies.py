@@ -12,8 +12,11 @@ from typing import Any
 
 import yaml
 
+from advisor.render.labels import labels
+
 REPLIES_FILE = Path(__file__).with_name("replies.yml")
-BUTTON_SLOTS = frozenset({"workload"})  # questions answered with buttons (replies.yml)
+# questions answered with buttons (advisor/render/labels.yaml)
+BUTTON_SLOTS = frozenset(slot for slot, question in labels().questions.items() if question.buttons)
 
 
 @cache
@@ -27,18 +30,19 @@ def text(key: str, **values: Any) -> str:
 
 
 def question(slot: str) -> dict[str, Any]:
-    """The form's question for slot: `utter_message` keyword arguments (text, buttons)."""
-    entry = _replies()["ask"][slot]
-    return {"text": entry["text"], "buttons": list(entry.get("buttons", []))}
+    """The form's question for slot: `utter_message` keyword arguments (text, buttons),
+    from advisor/render/labels.yaml, where every renderer finds the same question."""
+    entry = labels().questions[slot]
+    return {"text": entry.text, "buttons": [button.model_dump() for button in entry.buttons]}
 
 
 def choice(slot: str, answer: str) -> str | None:
     """The payload of the button of slot's question that answer names ("both" -> "Training
     and inference"), so a typed button title means what clicking it means."""
     wanted = _plain(answer)
-    for button in _replies()["ask"][slot].get("buttons", []):
-        if wanted in (_plain(button["title"]), _plain(button["payload"])):
-            return str(button["payload"])
+    for button in labels().questions[slot].buttons:
+        if wanted in (_plain(button.title), _plain(button.payload)):
+            return button.payload
     return None
 
 
@@ -55,4 +59,4 @@ def reask(slot: str, answer: str) -> str:
 
 
 def field_name(field: str) -> str:
-    return _replies()["field_names"].get(field, field.replace("_", " "))
+    return labels().fields.get(field, field.replace("_", " "))

@@ -79,7 +79,7 @@ class SeenEvents:
         """True the first time event_id is offered (within the ttl), False after."""
         now = time.monotonic()
         while self._seen:
-            oldest, at = next(iter(self._seen.items()))
+            _, at = next(iter(self._seen.items()))
             if now - at <= self.ttl and len(self._seen) < self.capacity:
                 break
             self._seen.popitem(last=False)

@@ -1,0 +1,44 @@
+"""Recommending and fetching stored recommendations: the part of the service that needs
+no language understanding, so the CLI's `recommend` starts without loading spaCy.
+
+`advisor.service` re-exports both functions; the API, the bot and the CLI call them
+through either module.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from advisor import store
+from rules import engine
+from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+from rules.servers import resolve
+
+# Designs remembered per process (see `_designed`).
+MEMO_SIZE = 256
+
+
+def complete_profile(draft: ProfileDraft) -> WorkloadProfile:
+    """The draft as a complete profile, sized against the named server (GPUs per node)
+    and checked against it. Raises pydantic.ValidationError naming the field to fix."""
+    return resolve(draft)
+
+
+def recommend(profile: WorkloadProfile, save: bool = True) -> Recommendation:
+    """The explained recommendation for profile, stored so its id can be shared.
+
+    Storing runs on every call (an INSERT OR IGNORE under the content-hash id), so the
+    id handed out is always in the current database file, even one replaced since."""
+    rec = _designed(profile.model_dump_json())
+    return store.save(rec) if save else rec
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _designed(profile_json: str) -> Recommendation:
+    """A recommendation is a pure function of the profile (the rules and the knowledge
+    are fixed for a process's life), so a profile seen before is not sized again."""
+    return engine.recommend(WorkloadProfile.model_validate_json(profile_json))
+
+
+def get_recommendation(rec_id: str) -> Recommendation | None:
+    return store.load(rec_id)
