@@ -17,7 +17,7 @@ MODEL := bot/models/fabric-advisor.tar.gz
 .PHONY: run test bench setup venv rasa-venv kb model browser clean nlu-report
 
 run: setup
-	$(PY) -m advisor.run
+	$(PY) -m ops.run
 
 test: setup browser
 	$(PY) -m pytest -q -ra

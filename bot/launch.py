@@ -1,6 +1,6 @@
 """Start the chat stack for tests and benchmarks: train the Rasa model when the bot's
 data changed, then run the action server (our env) and Rasa (its own env) on free
-127.0.0.1 ports, each stopped when its block ends (advisor/processes.py does the process
+127.0.0.1 ports, each stopped when its block ends (ops/processes.py does the process
 work).
 
     with launch.chat_stack(tmp_path) as stack:
@@ -18,7 +18,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.processes import RASA_BIN, REPO, VENV_BIN, Server, free_port, running
+from ops.processes import RASA_BIN, REPO, VENV_BIN, Server, free_port, running
 
 BOT = REPO / "bot"
 MODEL = BOT / "models" / "fabric-advisor.tar.gz"

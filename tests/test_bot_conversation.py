@@ -12,7 +12,7 @@ import uuid
 import httpx
 import pytest
 
-from advisor.processes import RASA_BIN
+from ops.processes import RASA_BIN
 from bot import launch
 
 pytestmark = [

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 import yaml
 
-from advisor.processes import RASA_BIN
+from ops.processes import RASA_BIN
 from bot import launch
 
 pytestmark = [

@@ -28,7 +28,7 @@ def test_run_starts_every_service_then_stops_them_all_on_ctrl_c(tmp_path):
         "FABRIC_ADVISOR_DB": str(tmp_path / "advisor.db"),
     }
     process = subprocess.Popen(
-        [str(VENV_BIN / "python"), "-m", "advisor.run"],
+        [str(VENV_BIN / "python"), "-m", "ops.run"],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,

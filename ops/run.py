@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.processes import REPO, VENV_BIN, ServerFailed, stop, wait_for
 from advisor.settings import settings
 from bot import launch
+from ops.processes import REPO, VENV_BIN, ServerFailed, stop, wait_for
 
 VAR = settings.var_dir.resolve()
 
