@@ -65,7 +65,8 @@ def ensure_model(timeout: float = 600.0) -> Path:
 
 
 def actions_command(port: int) -> list[str]:
-    return [str(VENV_BIN / "python"), "-m", "rasa_sdk", "--actions", "bot.actions", "--port", str(port)]
+    """The action server in one process (bot/action_server.py says why not `python -m rasa_sdk`)."""
+    return [str(VENV_BIN / "python"), "-m", "bot.action_server", "--port", str(port)]
 
 
 def rasa_command(port: int, model: Path = MODEL, host: str = "127.0.0.1") -> list[str]:
