@@ -26,6 +26,13 @@ class Settings:
     actions_port: int = field(default_factory=lambda: int(_env("FABRIC_ADVISOR_ACTIONS_PORT", "5055")))
     var_dir: Path = field(default_factory=lambda: Path(_env("FABRIC_ADVISOR_VAR", str(REPO / "var"))))
     db_path: Path = field(default_factory=lambda: Path(_env("FABRIC_ADVISOR_DB", str(REPO / "var" / "advisor.db"))))
+    # PostgreSQL for stored recommendations (postgresql://user:pw@host:5432/db); unset: the SQLite file db_path
+    database_url: str | None = field(default_factory=lambda: os.environ.get("FABRIC_ADVISOR_DATABASE_URL") or None)
+    # `make run-cluster`: its PostgreSQL and Redis ports, and the first port of the replicas
+    # (Rasa, action server and API replica n listen on replica_base_port + 10 * part + n)
+    postgres_port: int = field(default_factory=lambda: int(_env("FABRIC_ADVISOR_POSTGRES_PORT", "5432")))
+    redis_port: int = field(default_factory=lambda: int(_env("FABRIC_ADVISOR_REDIS_PORT", "6379")))
+    replica_base_port: int = field(default_factory=lambda: int(_env("FABRIC_ADVISOR_REPLICA_BASE_PORT", "7000")))
     api_key: str | None = field(default_factory=lambda: os.environ.get("FABRIC_ADVISOR_API_KEY") or None)
     public_url_override: str | None = field(default_factory=lambda: os.environ.get("FABRIC_ADVISOR_PUBLIC_URL") or None)
 
