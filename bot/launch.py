@@ -31,7 +31,7 @@ RASA_ENV = {"RASA_TELEMETRY_ENABLED": "false", "SQLALCHEMY_SILENCE_UBER_WARNING"
 
 def training_inputs() -> list[Path]:
     """The files the model is trained from (the Makefile's BOT_DATA)."""
-    return sorted((BOT / "data").glob("*.yml")) + [BOT / "domain.yml", BOT / "config.yml"]
+    return [*sorted((BOT / "data").glob("*.yml")), BOT / "domain.yml", BOT / "config.yml"]
 
 
 def model_is_stale() -> bool:
@@ -69,7 +69,9 @@ def actions_command(port: int) -> list[str]:
     return [str(VENV_BIN / "python"), "-m", "bot.action_server", "--port", str(port)]
 
 
-def rasa_command(port: int, model: Path = MODEL, host: str = "127.0.0.1") -> list[str]:
+def rasa_command(
+    port: int, model: Path = MODEL, host: str = "127.0.0.1", endpoints: str = "endpoints.yml"
+) -> list[str]:
     """`rasa run` in bot/. `--cors "*"` lets the web widget, served by the API on another
     port, fall back to socket.io long-polling when a websocket cannot be opened."""
     return [
@@ -85,7 +87,7 @@ def rasa_command(port: int, model: Path = MODEL, host: str = "127.0.0.1") -> lis
         "--model",
         str(model),
         "--endpoints",
-        "endpoints.yml",
+        endpoints,
         "--credentials",
         "credentials.yml",
     ]

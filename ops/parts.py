@@ -162,7 +162,6 @@ def _give_to_postgres(data_dir: Path) -> None:
 def redis(data_dir: Path, port: int) -> Service:
     """Redis on loopback, nothing persisted (locks and seen Slack events are short-lived)."""
     data_dir = data_dir.resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
     return Service(
         "redis",
         [
@@ -184,6 +183,7 @@ def redis(data_dir: Path, port: int) -> Service:
         port,
         _tcp_answers(port, b"PING\r\n", b"+PONG"),
         20.0,
+        prepare=lambda: data_dir.mkdir(parents=True, exist_ok=True),
     )
 
 
@@ -193,15 +193,16 @@ class Frontend:
 
     name: str
     port: int
-    backends: Sequence[int]
+    backends: Sequence[str]  # host:port of each replica
     health_path: str
     sticky_path: str | None = None  # socket.io: its polling requests stay on one replica
 
 
-def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1", backend_host: str = "127.0.0.1") -> str:
+def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1") -> str:
     """HAProxy's configuration: round robin over healthy replicas; a request that
     cannot reach one is sent to another (redispatch), so a dead replica costs no turn."""
     lines = [
+        "# Written by ops.parts.haproxy_config (deploy/haproxy.cfg: `python -m ops.cluster deploy-config`).",
         "global",
         "    maxconn 4096",
         "defaults",
@@ -217,9 +218,7 @@ def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1", backe
         "    default-server inter 1s fall 2 rise 2",
     ]
     for frontend in frontends:
-        servers = [
-            f"    server {frontend.name}{n + 1} {backend_host}:{port} check" for n, port in enumerate(frontend.backends)
-        ]
+        servers = [f"    server {frontend.name}-{n + 1} {address} check" for n, address in enumerate(frontend.backends)]
         lines += [f"frontend {frontend.name}", f"    bind {host}:{frontend.port}"]
         if frontend.sticky_path:
             lines += [
@@ -241,9 +240,12 @@ def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1", backe
 def haproxy(config_dir: Path, frontends: Sequence[Frontend], host: str = "127.0.0.1") -> Service:
     """HAProxy in the foreground, one process (no master-worker, no daemon)."""
     config_dir = config_dir.resolve()
-    config_dir.mkdir(parents=True, exist_ok=True)
     config = config_dir / "haproxy.cfg"
-    config.write_text(haproxy_config(frontends, host))
+
+    def prepare() -> None:
+        config_dir.mkdir(parents=True, exist_ok=True)
+        config.write_text(haproxy_config(frontends, host))
+
     first = frontends[0]
     return Service(
         "balancer",
@@ -253,6 +255,7 @@ def haproxy(config_dir: Path, frontends: Sequence[Frontend], host: str = "127.0.
         http_ok(f"http://127.0.0.1:{first.port}{first.health_path}"),
         20.0,
         host=host,
+        prepare=prepare,
     )
 
 

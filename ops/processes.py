@@ -35,7 +35,7 @@ VENV_BIN = REPO / ".venv" / "bin"
 RASA_BIN = REPO / ".venv-rasa" / "bin"
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
-STOP_GRACE = 7.0  # SIGTERM, then SIGKILL: the whole stop stays within 10 s
+STOP_GRACE = 5.0  # SIGTERM, then SIGKILL: the whole stop stays well within 10 s
 
 
 def free_port() -> int:
