@@ -58,7 +58,9 @@ class SqliteStore:
         self.db = sqlite_utils.Database(conn)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db["recommendations"].create({"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True)
+        self.db.table("recommendations").create(
+            {"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True
+        )
 
     def insert(self, rec_id: str, created_at: str, document: str) -> None:
         with _lock:

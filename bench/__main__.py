@@ -10,7 +10,7 @@ import importlib
 import sys
 import time
 
-PARTS = ["engine", "extraction", "api", "chat"]
+PARTS = ["engine", "extraction", "api", "chat", "cluster"]
 
 
 def main(argv: list[str]) -> int:

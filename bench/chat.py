@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
@@ -133,7 +134,7 @@ def run(levels: Sequence[int] = LEVELS, seconds: float = SECONDS_PER_LEVEL) -> l
         return ["skipped: no Rasa environment (make rasa-venv)"]
     started = time.perf_counter()
     lines: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="bench-chat-") as workdir, launch.chat_stack(workdir) as stack:
+    with tempfile.TemporaryDirectory(prefix="bench-chat-") as workdir, launch.chat_stack(Path(workdir)) as stack:
         lines.append(f"stack start (model check, action server, Rasa): {time.perf_counter() - started:.1f} s")
         drive(stack.rasa.url, 2, 3.0)  # warm-up
         lines.append(f"one Rasa process, {len(SCRIPT)}-turn sizing conversations, {seconds:.0f} s per level:")

@@ -16,8 +16,8 @@ import logging
 import os
 import sys
 
-from rasa_sdk.endpoint import create_app
-from rasa_sdk.executor import ActionExecutor
+from rasa_sdk.endpoint import create_app  # type: ignore[import-untyped]
+from rasa_sdk.executor import ActionExecutor  # type: ignore[import-untyped]
 
 ACTIONS_PACKAGE = "bot.actions"
 

@@ -77,7 +77,9 @@ def layout() -> Layout:
 
 
 def services(where: Layout) -> list[Service]:
-    """Every process of the cluster, in the order they start."""
+    """Every process of the cluster, in the order they start: PostgreSQL and Redis, then
+    the replicas all at once (Rasa copes with replicas creating its tables together, and
+    waits for PostgreSQL; none needs another to start), then the balancer."""
     data = where.var_dir / "cluster"
     public_url = f"http://{where.host}:{where.api_port}"
     shared_env = {"FABRIC_ADVISOR_DATABASE_URL": where.database_url, "FABRIC_ADVISOR_PUBLIC_URL": public_url}
@@ -97,6 +99,7 @@ def services(where: Layout) -> list[Service]:
                 launch.ACTIONS_START_TIMEOUT,
                 env={**shared_env, "SANIC_HOST": where.host},
                 host=where.host,
+                group="replicas",
             )
         )
     for n in range(1, REPLICAS + 1):
@@ -122,6 +125,7 @@ def services(where: Layout) -> list[Service]:
                     "FABRIC_ADVISOR_REDIS_URL": where.redis_url,
                 },
                 host=where.host,
+                group="replicas",
             )
         )
     for n in range(1, REPLICAS + 1):
@@ -136,6 +140,7 @@ def services(where: Layout) -> list[Service]:
                 60.0,
                 env={**shared_env, "FABRIC_ADVISOR_API_PORT": str(where.api_port)},
                 host=where.host,
+                group="replicas",
             )
         )
     frontends = [

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -116,7 +117,7 @@ def spawn(
     user: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """command in a session of its own, dying with us, its output appended to log."""
-    out = open(log, "ab") if isinstance(log, Path) else log  # noqa: SIM115 (the child holds it)
+    out: IO[bytes] | int = open(log, "ab") if isinstance(log, Path) else log  # noqa: SIM115 (the child holds it)
     try:
         return subprocess.Popen(
             list(command),
@@ -129,7 +130,7 @@ def spawn(
             preexec_fn=child_setup(user),
         )
     finally:
-        if isinstance(log, Path):
+        if not isinstance(out, int):
             out.close()
 
 

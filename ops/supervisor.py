@@ -36,6 +36,7 @@ class Service:
     host: str = "127.0.0.1"
     user: str | None = None  # run as this account when we are root (PostgreSQL refuses root)
     prepare: Callable[[], None] | None = None  # run once before the first start (initdb)
+    group: str | None = None  # adjacent services of one group start together, then are waited for
     stop_signal: int = signal.SIGTERM  # PostgreSQL: SIGINT, its fast shutdown (SIGTERM waits for clients)
 
 
@@ -62,6 +63,12 @@ class Supervisor:
 
     def start(self, name: str) -> subprocess.Popen[bytes]:
         """Start one service and wait for its health check (ours only)."""
+        process = self.spawn(name)
+        self.wait(name)
+        return process
+
+    def spawn(self, name: str) -> subprocess.Popen[bytes]:
+        """Start one service without waiting for it."""
         service = self.services[name]
         if port_taken(service.port, service.host):
             raise PortTaken(service.name, service.port, service.host)
@@ -69,12 +76,26 @@ class Supervisor:
             service.prepare()
             self._prepared.add(name)
         (self.var_dir / "run").mkdir(parents=True, exist_ok=True)
-        log = self.log_path(name)
-        process = spawn(service.command, cwd=service.cwd, env=service.env, log=log, user=service.user)
+        process = spawn(service.command, cwd=service.cwd, env=service.env, log=self.log_path(name), user=service.user)
         self.processes[name] = process
         self.pid_path(name).write_text(f"{process.pid}\n")
-        wait_for(service.health, service.timeout, process, log, port=service.port)
         return process
+
+    def wait(self, name: str) -> None:
+        """Wait for a started service's health check (ours only)."""
+        service = self.services[name]
+        wait_for(service.health, service.timeout, self.processes[name], self.log_path(name), port=service.port)
+
+    def stages(self) -> list[list[str]]:
+        """The services in start order, adjacent ones of a group together."""
+        stages: list[list[str]] = []
+        for service in self.services.values():
+            previous = self.services[stages[-1][-1]] if stages else None
+            if previous is not None and service.group is not None and service.group == previous.group:
+                stages[-1].append(service.name)
+            else:
+                stages.append([service.name])
+        return stages
 
     def stop(self, name: str) -> None:
         process = self.processes.pop(name, None)
@@ -106,10 +127,13 @@ class Supervisor:
         """Every service started in order, stopped when the block ends (also on error)."""
         try:
             self.check_ports()
-            for name, service in self.services.items():
-                announce(f"starting {name} ...")
-                self.start(name)
-                announce(f"  {name} is up (port {service.port})")
+            for stage in self.stages():
+                for name in stage:
+                    announce(f"starting {name} ...")
+                    self.spawn(name)
+                for name in stage:
+                    self.wait(name)
+                    announce(f"  {name} is up (port {self.services[name].port})")
             yield self
         finally:
             self.stop_all()

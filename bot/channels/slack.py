@@ -45,6 +45,8 @@ import redis.asyncio
 import redis.exceptions
 from rasa.core.channels.channel import InputChannel, OutputChannel, UserMessage
 from rasa.core.channels.slack import SlackBot, SlackInput
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from sanic import Blueprint, response
 from sanic.request import Request
 from sanic.response import HTTPResponse
@@ -112,8 +114,13 @@ class RedisSeenEvents:
     def __init__(self, url: str, ttl: float = SEEN_EVENTS_TTL) -> None:
         self.url = url
         self.ttl = ttl
+        # a connection left over from before a Redis restart fails once: retry on a new one
         self.client = redis.asyncio.Redis.from_url(
-            url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
+            url,
+            socket_timeout=REDIS_TIMEOUT_S,
+            socket_connect_timeout=REDIS_TIMEOUT_S,
+            retry=Retry(NoBackoff(), 2),
+            retry_on_error=[redis.exceptions.ConnectionError, redis.exceptions.TimeoutError],
         )
 
     async def claim(self, event_id: str) -> bool:
