@@ -9,14 +9,23 @@ again for what they already said, with nothing saying why. Here both raise
 503 with that message, and the next turn, once the database is back, carries on where
 the conversation was (SQLAlchemy opens new connections; nothing of ours restarts).
 
+On one machine the tracker store is a SQLite file, and Rasa commits every turn with
+SQLite's default full sync: one fsync per turn, about 16 ms of a 100 ms turn in a
+profile here. Its connections are opened in write-ahead-log mode with
+`synchronous=NORMAL` instead (what our own SQLite stores use): a crash of Rasa loses
+nothing committed, a power cut at most the last turns.
+
 Installed by `channels/__init__.py`, like action_validation.
 """
 
+import sqlite3
 from typing import Any
 
 from rasa.core.tracker_store import FailSafeTrackerStore
 from rasa.shared.core.trackers import DialogueStateTracker
 from rasa.shared.exceptions import RasaException
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 
 class ConversationStoreDown(RasaException):
@@ -54,8 +63,20 @@ async def save(self: FailSafeTrackerStore, tracker: DialogueStateTracker) -> Non
         raise _down(self, error) from error
 
 
+def sqlite_write_ahead(dbapi_connection: Any, _: Any) -> None:
+    """SQLAlchemy's connect hook: a SQLite connection in WAL mode, synced at checkpoints."""
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+
 def install() -> None:
-    """Make Rasa's fail-safe tracker store report a store it cannot reach (idempotent)."""
+    """Make Rasa's fail-safe tracker store report a store it cannot reach, and its SQLite
+    connections write ahead (idempotent)."""
     patched: dict[str, Any] = {"retrieve": retrieve, "retrieve_full_tracker": retrieve_full_tracker, "save": save}
     for name, function in patched.items():
         setattr(FailSafeTrackerStore, name, function)
+    if not event.contains(Engine, "connect", sqlite_write_ahead):
+        event.listen(Engine, "connect", sqlite_write_ahead)
