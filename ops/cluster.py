@@ -24,7 +24,7 @@ from advisor.settings import settings
 from bot import launch
 from ops import parts, supervisor
 from ops.parts import Frontend
-from ops.processes import REPO
+from ops.processes import REPO, PortTaken
 from ops.run import api_command
 from ops.supervisor import Service
 
@@ -184,10 +184,16 @@ def main(argv: list[str]) -> int:
     if argv == ["deploy-config"]:  # deploy/haproxy.cfg, written from the same frontends
         sys.stdout.write(parts.haproxy_config(compose_frontends(), host="*"))
         return 0
+    where = layout()
+    processes = services(where)
+    try:  # a taken port fails at once, before any install or training
+        supervisor.Supervisor(processes, where.var_dir).check_ports()
+    except PortTaken as exc:
+        print(f"could not start: {exc}", file=sys.stderr)
+        return 1
     parts.ensure_installed()
     launch.ensure_model()
-    where = layout()
-    return supervisor.main(services(where), where.var_dir, lambda: banner(where))
+    return supervisor.main(processes, where.var_dir, lambda: banner(where))
 
 
 if __name__ == "__main__":

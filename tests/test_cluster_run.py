@@ -23,7 +23,7 @@ from ops import parts
 from tests.servers import REPO, VENV_BIN
 from tests.test_run import pids, read_until, session_members
 
-pytestmark = pytest.mark.cluster
+pytestmark = [pytest.mark.rasa, pytest.mark.cluster]
 
 
 @pytest.fixture
