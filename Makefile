@@ -15,12 +15,20 @@ KB := $(VAR)/knowledge.db
 BOT_DATA := $(wildcard bot/data/*.yml) bot/domain.yml bot/config.yml
 MODEL := bot/models/fabric-advisor.tar.gz
 
-.PHONY: run test lint bench setup venv rasa-venv kb model browser clean nlu-report
+.PHONY: run run-cluster cluster-parts test lint bench setup venv rasa-venv kb model browser clean nlu-report
 
 run: setup
-	$(PY) -m advisor.run
+	$(PY) -m ops.run
 
-test: lint setup browser
+# two replicas of each part behind HAProxy, on PostgreSQL and Redis (ops/cluster.py)
+run-cluster: setup cluster-parts
+	$(PY) -m ops.cluster
+
+# --- Debian's PostgreSQL, Redis and HAProxy, installed when missing ---------------
+cluster-parts: venv
+	@$(PY) -m ops.parts install
+
+test: lint setup browser cluster-parts
 	$(PY) -m pytest -q -ra
 
 # the gates before the tests: lint, formatting and types (configured in pyproject.toml)
@@ -29,7 +37,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-bench: setup
+bench: setup cluster-parts
 	$(PY) -m bench
 
 setup: venv kb rasa-venv model

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: Read by the Slack channel inside Rasa's own environment (bot/channels/slack.py),
 #: which cannot import this module; documented in the same table.
-RASA_SIDE_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL")
+RASA_SIDE_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL", "FABRIC_ADVISOR_REDIS_URL")
 
 
 class Settings(BaseSettings):
@@ -39,6 +39,20 @@ class Settings(BaseSettings):
     db_path: Path = Field(REPO / "var" / "advisor.db", alias="FABRIC_ADVISOR_DB", description="stored recommendations")
     kb_path: Path = Field(REPO / "var" / "knowledge.db", alias="FABRIC_ADVISOR_KB", description="knowledge database")
     api_key: str | None = Field(None, alias="FABRIC_ADVISOR_API_KEY", description="require X-API-Key on the API")
+    database_url: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_DATABASE_URL",
+        description="PostgreSQL for stored recommendations (postgresql://user:pw@host:5432/db); unset: the SQLite file",
+    )
+    postgres_port: int = Field(
+        5432, alias="FABRIC_ADVISOR_POSTGRES_PORT", description="`make run-cluster`'s PostgreSQL port"
+    )
+    redis_port: int = Field(6379, alias="FABRIC_ADVISOR_REDIS_PORT", description="`make run-cluster`'s Redis port")
+    replica_base_port: int = Field(
+        7000,
+        alias="FABRIC_ADVISOR_REPLICA_BASE_PORT",
+        description="`make run-cluster`: replica n of part p listens on this + 10 x p + n",
+    )
 
     @property
     def public_url(self) -> str:

@@ -2,6 +2,17 @@
 
 The id is a hash of the recommendation's content: the same profile under the same
 rules gets the same id, and storing it again changes nothing.
+
+Where they are kept:
+- by default an embedded SQLite file (`FABRIC_ADVISOR_DB`, var/advisor.db), for one
+  machine;
+- in PostgreSQL when `FABRIC_ADVISOR_DATABASE_URL` is set
+  (`postgresql://user:password@host:5432/fabric_advisor`), so every API process and
+  action server of a replicated deployment serves what any of them stored.
+
+A store that cannot be reached raises `StoreUnavailable`, which says which store and
+why; the API answers it with 503 and the chat with an apology, and the next call tries
+again (a new connection once the database is back, nothing to restart).
 """
 
 from __future__ import annotations
@@ -12,35 +23,139 @@ import threading
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
+from typing import Protocol
+from urllib.parse import urlsplit
 
+import psycopg
+import psycopg_pool
 import sqlite_utils
 
 from advisor.settings import settings
 from rules.models import Recommendation
 
 _lock = threading.Lock()
+CONNECT_TIMEOUT_S = 3
+POOL_SIZE = 4
+
+
+class StoreUnavailable(RuntimeError):
+    """The store of recommendations cannot be reached (the message says which and why)."""
+
+
+class Store(Protocol):
+    def insert(self, rec_id: str, created_at: str, document: str) -> None: ...
+
+    def body(self, rec_id: str) -> str | None: ...
+
+
+class SqliteStore:
+    """One SQLite file (WAL), shared by the threads of one process."""
+
+    def __init__(self, path: Path) -> None:
+        path = path.resolve()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db = sqlite_utils.Database(conn)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.table("recommendations").create(
+            {"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True
+        )
+
+    def insert(self, rec_id: str, created_at: str, document: str) -> None:
+        with _lock:
+            self.db.execute(
+                "INSERT OR IGNORE INTO recommendations (id, created_at, body) VALUES (?, ?, ?)",
+                [rec_id, created_at, document],
+            )
+
+    def body(self, rec_id: str) -> str | None:
+        row = self.db.execute("SELECT body FROM recommendations WHERE id = ?", [rec_id]).fetchone()
+        return str(row[0]) if row else None
+
+
+class PostgresStore:
+    """A table in PostgreSQL, reached through a small pool of connections that are
+    checked before use, so a restarted server is found again without a restart of ours."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.where = _without_password(url)
+        self.pool = psycopg_pool.ConnectionPool(
+            url,
+            min_size=0,
+            max_size=POOL_SIZE,
+            kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "autocommit": True},
+            check=psycopg_pool.ConnectionPool.check_connection,
+            timeout=CONNECT_TIMEOUT_S + 1,
+            open=True,
+        )
+        self._ready = False
+
+    def _run(self, sql: str, params: tuple[str, ...]) -> tuple[str, ...] | None:
+        try:
+            with self.pool.connection() as conn:
+                if not self._ready:
+                    conn.execute(
+                        "CREATE TABLE IF NOT EXISTS recommendations "
+                        "(id TEXT PRIMARY KEY, created_at TEXT NOT NULL, body TEXT NOT NULL)"
+                    )
+                    self._ready = True
+                cursor = conn.execute(sql, params)
+                return cursor.fetchone() if cursor.description else None
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreUnavailable(
+                f"the recommendation store (PostgreSQL at {self.where}) is unreachable: {reason}"
+            ) from exc
+
+    def insert(self, rec_id: str, created_at: str, document: str) -> None:
+        self._run(
+            "INSERT INTO recommendations (id, created_at, body) VALUES (%s, %s, %s) ON CONFLICT (id) DO NOTHING",
+            (rec_id, created_at, document),
+        )
+
+    def body(self, rec_id: str) -> str | None:
+        row = self._run("SELECT body FROM recommendations WHERE id = %s", (rec_id,))
+        return str(row[0]) if row else None
+
+
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.hostname}:{parts.port or 5432}{parts.path}"
 
 
 @cache
-def _db(path: Path, identity: tuple[int, int]) -> sqlite_utils.Database:
+def _postgres(url: str) -> PostgresStore:
+    return PostgresStore(url)
+
+
+@cache
+def _sqlite(path: Path, identity: tuple[int, int]) -> SqliteStore:
     """One connection per database file (`identity` is its device and inode)."""
-    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-    db = sqlite_utils.Database(conn)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.table("recommendations").create({"id": str, "created_at": str, "body": str}, pk="id", if_not_exists=True)
-    return db
+    return SqliteStore(path)
 
 
-def database(path: Path | None = None) -> sqlite_utils.Database:
-    """The store's connection, reopened when the file was replaced or removed (a cached
-    connection would keep writing to the old file, and its ids would 404 elsewhere)."""
-    resolved = Path(path or settings.db_path).resolve()
-    if not resolved.exists():
-        resolved.parent.mkdir(parents=True, exist_ok=True)
-        sqlite3.connect(resolved).close()
-    stat = resolved.stat()
-    return _db(resolved, (stat.st_dev, stat.st_ino))
+def _store(where: str) -> Store:
+    """PostgreSQL for a URL; else the SQLite file, its connection reopened when the file
+    was replaced or removed (a cached connection would keep writing to the old file, and
+    the ids it hands out would 404 elsewhere)."""
+    if where.startswith(("postgresql://", "postgres://")):
+        return _postgres(where)
+    path = Path(where).resolve()
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sqlite3.connect(path).close()
+    stat = path.stat()
+    return _sqlite(path, (stat.st_dev, stat.st_ino))
+
+
+def database(path: Path | None = None) -> Store:
+    """The store: path's SQLite file when given, else FABRIC_ADVISOR_DATABASE_URL's
+    PostgreSQL when set, else FABRIC_ADVISOR_DB's SQLite file."""
+    if path is not None:
+        return _store(str(path))
+    return _store(settings.database_url or str(settings.db_path))
 
 
 def recommendation_id(rec: Recommendation) -> str:
@@ -57,14 +172,10 @@ def save(rec: Recommendation, path: Path | None = None) -> Recommendation:
     rec_id = _content_id(body)
     stored = rec.model_copy(update={"id": rec_id})
     document = f'{{"id":"{rec_id}",{body[1:]}' if body != "{}" else f'{{"id":"{rec_id}"}}'
-    with _lock:
-        database(path).execute(
-            "INSERT OR IGNORE INTO recommendations (id, created_at, body) VALUES (?, ?, ?)",
-            [rec_id, datetime.now(UTC).isoformat(timespec="seconds"), document],
-        )
+    database(path).insert(rec_id, datetime.now(UTC).isoformat(timespec="seconds"), document)
     return stored
 
 
 def load(rec_id: str, path: Path | None = None) -> Recommendation | None:
-    row = database(path).execute("SELECT body FROM recommendations WHERE id = ?", [rec_id]).fetchone()
-    return Recommendation.model_validate_json(row[0]) if row else None
+    body = database(path).body(rec_id)
+    return Recommendation.model_validate_json(body) if body else None

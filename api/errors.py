@@ -21,6 +21,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from advisor.store import StoreUnavailable
+
 log = logging.getLogger("api")
 
 _FASTAPI_BODY_ERROR = "There was an error parsing the body"
@@ -32,6 +34,7 @@ def install(app: FastAPI) -> None:
     # Starlette types a handler's exception as Exception; these take the class they are registered for
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(StoreUnavailable, store_unavailable)
     app.add_exception_handler(Exception, unexpected_error)
 
 
@@ -60,6 +63,13 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> JSONRespo
         return JSONResponse(status_code=422, content={"detail": [issue]})
     headers = getattr(exc, "headers", None)
     return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=headers)
+
+
+async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """PostgreSQL (or the SQLite file) cannot be reached: a 503 that says so; the next
+    request tries again."""
+    log.warning("%s %s: %s", request.method, request.url.path, exc)
+    return JSONResponse(status_code=503, content={"detail": f"{exc}; retry shortly"}, headers={"Retry-After": "5"})
 
 
 async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:

@@ -1,6 +1,6 @@
 """Start the chat stack for tests and benchmarks: train the Rasa model when the bot's
 data changed, then run the action server (our env) and Rasa (its own env) on free
-127.0.0.1 ports, each stopped when its block ends (advisor/processes.py does the process
+127.0.0.1 ports, each stopped when its block ends (ops/processes.py does the process
 work).
 
     with launch.chat_stack(tmp_path) as stack:
@@ -18,7 +18,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.processes import RASA_BIN, REPO, VENV_BIN, Server, free_port, running
+from ops.processes import RASA_BIN, REPO, VENV_BIN, Server, free_port, running
 
 BOT = REPO / "bot"
 MODEL = BOT / "models" / "fabric-advisor.tar.gz"
@@ -65,10 +65,13 @@ def ensure_model(timeout: float = 600.0) -> Path:
 
 
 def actions_command(port: int) -> list[str]:
-    return [str(VENV_BIN / "python"), "-m", "rasa_sdk", "--actions", "bot.actions", "--port", str(port)]
+    """The action server in one process (bot/action_server.py says why not `python -m rasa_sdk`)."""
+    return [str(VENV_BIN / "python"), "-m", "bot.action_server", "--port", str(port)]
 
 
-def rasa_command(port: int, model: Path = MODEL, host: str = "127.0.0.1") -> list[str]:
+def rasa_command(
+    port: int, model: Path = MODEL, host: str = "127.0.0.1", endpoints: str = "endpoints.yml"
+) -> list[str]:
     """`rasa run` in bot/. `--cors "*"` lets the web widget, served by the API on another
     port, fall back to socket.io long-polling when a websocket cannot be opened."""
     return [
@@ -84,7 +87,7 @@ def rasa_command(port: int, model: Path = MODEL, host: str = "127.0.0.1") -> lis
         "--model",
         str(model),
         "--endpoints",
-        "endpoints.yml",
+        endpoints,
         "--credentials",
         "credentials.yml",
     ]

@@ -1,6 +1,6 @@
-"""Real servers for end-to-end tests, on free 127.0.0.1 ports (advisor.processes)."""
+"""Real servers for end-to-end tests, on free 127.0.0.1 ports (ops.processes)."""
 
-from advisor.processes import (  # noqa: F401
+from ops.processes import (  # noqa: F401
     RASA_BIN,
     REPO,
     VENV_BIN,

@@ -12,8 +12,8 @@ import uuid
 import httpx
 import pytest
 
-from advisor.processes import RASA_BIN
 from bot import launch
+from ops.processes import RASA_BIN
 
 pytestmark = [
     pytest.mark.rasa,

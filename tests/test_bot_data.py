@@ -14,8 +14,8 @@ import subprocess
 import pytest
 import yaml
 
-from advisor.processes import RASA_BIN
 from bot import launch
+from ops.processes import RASA_BIN
 
 pytestmark = [
     pytest.mark.rasa,

@@ -19,7 +19,11 @@ Why a subclass of Rasa's `SlackInput`:
   the connector is off and its webhook answers 404 (the rest of the bot runs on).
 - Slack retries an event it thinks went unanswered (`X-Slack-Retry-Num`). Rasa drops
   only retries whose reason is `http_timeout`; here every event id is answered once,
-  whatever the reason, while a retry of an event this process never saw is handled.
+  whatever the reason, while a retry of an event never seen is handled. With
+  `FABRIC_ADVISOR_REDIS_URL` set (redis://host:6379/0), the event ids seen are kept in
+  Redis, so a retry that the balancer sends to another Rasa replica is not answered
+  twice either; while Redis is unreachable an event is answered 503 (Slack retries it
+  later) rather than risk a double answer. Unset, they are kept in this process.
 - A request whose signature is wrong or whose timestamp is more than five minutes off
   is refused with 401 before anything reads it (Rasa's check, answered earlier).
 - Slack's `url_verification` is answered with `{"challenge": ...}`, the shape Slack
@@ -37,8 +41,12 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
 
+import redis.asyncio
+import redis.exceptions
 from rasa.core.channels.channel import InputChannel, OutputChannel, UserMessage
 from rasa.core.channels.slack import SlackBot, SlackInput
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from sanic import Blueprint, response
 from sanic.request import Request
 from sanic.response import HTTPResponse
@@ -59,6 +67,13 @@ ACTIONS_PER_BLOCK = 25  # Block Kit: at most 25 elements in an actions block
 # Slack retries after 1 and 5 minutes (3 tries); an hour of event ids is plenty
 SEEN_EVENTS_TTL = 3600.0
 SEEN_EVENTS_MAX = 10000
+REDIS_URL_ENV = "FABRIC_ADVISOR_REDIS_URL"
+REDIS_KEY_PREFIX = "fabric-advisor:slack-event:"
+REDIS_TIMEOUT_S = 2.0
+
+
+class SeenStoreDown(RuntimeError):
+    """The shared store of seen events cannot be reached."""
 
 
 def api_url_from(credentials: dict[str, Any]) -> str:
@@ -79,7 +94,7 @@ class SeenEvents:
         """True the first time event_id is offered (within the ttl), False after."""
         now = time.monotonic()
         while self._seen:
-            _, at = next(iter(self._seen.items()))
+            _oldest, at = next(iter(self._seen.items()))
             if now - at <= self.ttl and len(self._seen) < self.capacity:
                 break
             self._seen.popitem(last=False)
@@ -87,6 +102,38 @@ class SeenEvents:
             return False
         self._seen[event_id] = now
         return True
+
+    async def claim(self, event_id: str) -> bool:
+        return self.first_time(event_id)
+
+
+class RedisSeenEvents:
+    """Event ids seen lately, in Redis, shared by every Rasa replica: the first replica to
+    claim an id (SET NX, expiring after the ttl) answers the event, the others do not."""
+
+    def __init__(self, url: str, ttl: float = SEEN_EVENTS_TTL) -> None:
+        self.url = url
+        self.ttl = ttl
+        # a connection left over from before a Redis restart fails once: retry on a new one
+        self.client = redis.asyncio.Redis.from_url(
+            url,
+            socket_timeout=REDIS_TIMEOUT_S,
+            socket_connect_timeout=REDIS_TIMEOUT_S,
+            retry=Retry(NoBackoff(), 2),
+            retry_on_error=[redis.exceptions.ConnectionError, redis.exceptions.TimeoutError],
+        )
+
+    async def claim(self, event_id: str) -> bool:
+        try:
+            return bool(await self.client.set(REDIS_KEY_PREFIX + event_id, "1", nx=True, ex=int(self.ttl)))
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise SeenStoreDown(f"Redis at {self.url.rsplit('@', 1)[-1]} is unreachable: {exc}") from exc
+
+
+def seen_events_store() -> SeenEvents | RedisSeenEvents:
+    """Redis when FABRIC_ADVISOR_REDIS_URL is set, else this process's memory."""
+    url = os.environ.get(REDIS_URL_ENV, "").strip()
+    return RedisSeenEvents(url) if url else SeenEvents()
 
 
 class SlackOutput(SlackBot):
@@ -216,7 +263,7 @@ class SlackConnector(SlackInput):
     def __init__(self, *args: Any, api_url: str = DEFAULT_API_URL, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.api_url = api_url
-        self.seen_events = SeenEvents()
+        self.seen_events = seen_events_store()
 
     def get_output_channel(self, channel: str | None = None, thread_id: str | None = None) -> OutputChannel:
         return SlackOutput(self.slack_token, channel or self.slack_channel, thread_id, self.proxy, self.api_url)
@@ -229,11 +276,11 @@ class SlackConnector(SlackInput):
             """Runs before Rasa's handler; a response here ends the request."""
             if request.method != "POST" or not request.path.rstrip("/").endswith("/webhook"):
                 return None
-            return self.screen(request)
+            return await self.screen(request)
 
         return webhook
 
-    def screen(self, request: Request) -> HTTPResponse | None:
+    async def screen(self, request: Request) -> HTTPResponse | None:
         """Refuse what is not from Slack, answer url_verification and repeated events;
         None lets Rasa's handler take the request."""
         if not self.is_request_from_slack_authentic(request):
@@ -253,7 +300,15 @@ class SlackConnector(SlackInput):
         if body.get("type") == "url_verification":
             return response.json({"challenge": body.get("challenge", "")})
         event_id = body.get("event_id")
-        if event_id and not self.seen_events.first_time(str(event_id)):
+        try:
+            first = not event_id or await self.seen_events.claim(str(event_id))
+        except SeenStoreDown as exc:
+            logger.error("Slack event %s not taken: %s", event_id, exc)
+            return response.text(
+                f"Cannot tell whether this event was answered already ({exc}); retry later.",
+                status=HTTPStatus.SERVICE_UNAVAILABLE,
+            )
+        if not first:
             retry = request.headers.get(self.retry_num_header)
             reason = request.headers.get(self.retry_reason_header)
             logger.info("Slack event %s already taken (retry %s, %s); not answering again.", event_id, retry, reason)

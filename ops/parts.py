@@ -1,0 +1,265 @@
+"""The shared parts of a replicated deployment, as Debian packages on loopback:
+PostgreSQL (Rasa's tracker store, stored recommendations), Redis (Rasa's lock store,
+Slack event de-duplication) and HAProxy (the balancer). `make run-cluster` and the
+fault tests start them the same way, each with its data under a directory of its own.
+
+`ensure_installed()` installs what is missing with apt-get (`apt-get update` first,
+once), so a fresh machine needs nothing more than Debian's mirrors.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ops.processes import http_ok
+from ops.supervisor import Service
+
+PACKAGES = {"postgresql": "postgresql", "redis-server": "redis-server", "haproxy": "haproxy"}
+POSTGRES_USER = "postgres"  # PostgreSQL refuses to run as root
+DATABASE = "fabric_advisor"
+
+
+def postgres_bin() -> Path | None:
+    """Debian's PostgreSQL binaries (/usr/lib/postgresql/VERSION/bin), the newest."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"), key=lambda p: int(p.parts[-3]))
+    return found[-1].parent if found else None
+
+
+def missing_packages() -> list[str]:
+    missing = []
+    if postgres_bin() is None:
+        missing.append(PACKAGES["postgresql"])
+    missing += [
+        package for command, package in PACKAGES.items() if command != "postgresql" and not shutil.which(command)
+    ]
+    return missing
+
+
+def ensure_installed() -> None:
+    """apt-get install PostgreSQL, Redis and HAProxy where missing (as root)."""
+    missing = missing_packages()
+    if not missing:
+        return
+    if os.geteuid() != 0:
+        raise RuntimeError(
+            f"missing Debian packages {' '.join(missing)}: run `sudo apt-get install {' '.join(missing)}`"
+        )
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing], check=True, env=env)
+
+
+def _tcp_answers(port: int, request: bytes, expect: bytes) -> Callable[[], bool]:
+    def check() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1.0) as conn:
+                if request:
+                    conn.sendall(request)
+                return conn.recv(64).startswith(expect)
+        except OSError:
+            return False
+
+    return check
+
+
+def postgres_url(port: int, host: str = "127.0.0.1", database: str = DATABASE) -> str:
+    return f"postgresql://{POSTGRES_USER}@{host}:{port}/{database}"
+
+
+def postgres(data_dir: Path, port: int) -> Service:
+    """PostgreSQL with its cluster in data_dir (initdb on first start), loopback only,
+    trusting local connections, with the database `fabric_advisor`."""
+    bin_dir = postgres_bin() or Path("/usr/lib/postgresql/15/bin")
+    data_dir = data_dir.resolve()
+
+    def prepare() -> None:
+        if (data_dir / "PG_VERSION").exists():
+            return
+        data_dir.mkdir(parents=True, exist_ok=True)
+        _give_to_postgres(data_dir)
+        subprocess.run(
+            [str(bin_dir / "initdb"), "-D", str(data_dir), "-U", POSTGRES_USER, "--auth=trust", "-E", "UTF8"],
+            check=True,
+            capture_output=True,
+            preexec_fn=_as_postgres() if os.geteuid() == 0 else None,
+        )
+        (data_dir / "create-db.sql").write_text(f"CREATE DATABASE {DATABASE};\n")
+        subprocess.run(
+            [str(bin_dir / "postgres"), "--single", "-D", str(data_dir), "postgres"],
+            input=(data_dir / "create-db.sql").read_bytes(),
+            check=True,
+            capture_output=True,
+            preexec_fn=_as_postgres() if os.geteuid() == 0 else None,
+        )
+
+    def ready() -> bool:
+        result = subprocess.run(
+            [str(bin_dir / "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(port), "-d", DATABASE],
+            check=False,
+        )
+        return result.returncode == 0
+
+    return Service(
+        "postgres",
+        [
+            str(bin_dir / "postgres"),
+            "-D",
+            str(data_dir),
+            "-p",
+            str(port),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            f"unix_socket_directories={data_dir}",
+            "-c",
+            "max_connections=100",
+            "-c",
+            "fsync=off" if os.environ.get("FABRIC_ADVISOR_PG_FSYNC_OFF") else "fsync=on",
+        ],
+        data_dir,
+        port,
+        ready,
+        30.0,
+        user=POSTGRES_USER,
+        prepare=prepare,
+        stop_signal=signal.SIGINT,
+    )
+
+
+def _as_postgres() -> Callable[[], None]:
+    account = pwd.getpwnam(POSTGRES_USER)
+
+    def setup() -> None:
+        os.setgid(account.pw_gid)
+        os.initgroups(account.pw_name, account.pw_gid)
+        os.setuid(account.pw_uid)
+
+    return setup
+
+
+def _give_to_postgres(data_dir: Path) -> None:
+    """The data directory belongs to the postgres account, and it can reach it."""
+    if os.geteuid() != 0:
+        return
+    account = pwd.getpwnam(POSTGRES_USER)
+    os.chown(data_dir, account.pw_uid, account.pw_gid)
+    os.chmod(data_dir, 0o700)
+    for parent in data_dir.parents:  # traverse only: x for others
+        mode = parent.stat().st_mode
+        if not mode & 0o001:
+            os.chmod(parent, mode | 0o001)
+
+
+def redis(data_dir: Path, port: int) -> Service:
+    """Redis on loopback, nothing persisted (locks and seen Slack events are short-lived)."""
+    data_dir = data_dir.resolve()
+    return Service(
+        "redis",
+        [
+            shutil.which("redis-server") or "/usr/bin/redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data_dir),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+        ],
+        data_dir,
+        port,
+        _tcp_answers(port, b"PING\r\n", b"+PONG"),
+        20.0,
+        prepare=lambda: data_dir.mkdir(parents=True, exist_ok=True),
+    )
+
+
+@dataclass
+class Frontend:
+    """One balanced port: where it listens, its backends and their health path."""
+
+    name: str
+    port: int
+    backends: Sequence[str]  # host:port of each replica
+    health_path: str
+    sticky_path: str | None = None  # socket.io: its polling requests stay on one replica
+
+
+def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1") -> str:
+    """HAProxy's configuration: round robin over healthy replicas; a request that
+    cannot reach one is sent to another (redispatch), so a dead replica costs no turn."""
+    lines = [
+        "# Written by ops.parts.haproxy_config (deploy/haproxy.cfg: `python -m ops.cluster deploy-config`).",
+        "global",
+        "    maxconn 4096",
+        "defaults",
+        "    mode http",
+        "    timeout connect 2s",
+        "    timeout client 120s",
+        "    timeout server 120s",
+        "    timeout tunnel 1h",
+        "    retries 3",
+        "    option redispatch 1",
+        "    retry-on conn-failure empty-response",
+        "    option http-buffer-request",
+        "    default-server inter 1s fall 2 rise 2",
+    ]
+    for frontend in frontends:
+        servers = [f"    server {frontend.name}-{n + 1} {address} check" for n, address in enumerate(frontend.backends)]
+        lines += [f"frontend {frontend.name}", f"    bind {host}:{frontend.port}"]
+        if frontend.sticky_path:
+            lines += [
+                f"    use_backend {frontend.name}_sticky if {{ path_beg {frontend.sticky_path} }}",
+            ]
+        lines += [f"    default_backend {frontend.name}", f"backend {frontend.name}", "    balance roundrobin"]
+        lines += [f"    option httpchk GET {frontend.health_path}", *servers]
+        if frontend.sticky_path:
+            lines += [
+                f"backend {frontend.name}_sticky",
+                "    balance roundrobin",
+                "    cookie REPLICA insert indirect nocache",
+                f"    option httpchk GET {frontend.health_path}",
+                *[f"{line} cookie r{n + 1}" for n, line in enumerate(servers)],
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def haproxy(config_dir: Path, frontends: Sequence[Frontend], host: str = "127.0.0.1") -> Service:
+    """HAProxy in the foreground, one process (no master-worker, no daemon)."""
+    config_dir = config_dir.resolve()
+    config = config_dir / "haproxy.cfg"
+
+    def prepare() -> None:
+        config_dir.mkdir(parents=True, exist_ok=True)
+        config.write_text(haproxy_config(frontends, host))
+
+    first = frontends[0]
+    return Service(
+        "balancer",
+        [shutil.which("haproxy") or "/usr/sbin/haproxy", "-db", "-f", str(config)],
+        config_dir,
+        first.port,
+        http_ok(f"http://127.0.0.1:{first.port}{first.health_path}"),
+        20.0,
+        host=host,
+        prepare=prepare,
+    )
+
+
+if __name__ == "__main__":
+    # `python -m ops.parts install`: the Makefile's way to install what is missing
+    if sys.argv[1:] == ["install"]:
+        ensure_installed()

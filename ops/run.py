@@ -1,0 +1,80 @@
+"""`make run`: the action server, Rasa and the API on one machine, started in that
+order (each waits for its health check), stopped together on Ctrl-C or SIGTERM, or
+when any one of them dies (ops.supervisor).
+
+The commands are the ones the tests and benchmarks start (bot/launch.py), with the
+ports and host from advisor.settings.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from advisor.settings import settings
+from bot import launch
+from ops import supervisor
+from ops.processes import REPO, VENV_BIN
+from ops.supervisor import Service
+
+VAR = settings.var_dir.resolve()
+
+
+def api_command(port: int, host: str) -> list[str]:
+    return [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", host, "--port", str(port)]
+
+
+def services() -> list[Service]:
+    host = settings.host
+    actions_url = f"http://{host}:{settings.actions_port}"
+    return [
+        Service(
+            "actions",
+            launch.actions_command(settings.actions_port),
+            REPO,
+            settings.actions_port,
+            f"{actions_url}/health",
+            launch.ACTIONS_START_TIMEOUT,
+            env={"SANIC_HOST": host},
+            host=host,
+        ),
+        Service(
+            "rasa",
+            launch.rasa_command(settings.rasa_port, host=host),
+            launch.BOT,
+            settings.rasa_port,
+            f"{settings.rasa_url}/status",
+            launch.RASA_START_TIMEOUT,
+            env={
+                **launch.RASA_ENV,
+                "ACTION_SERVER_URL": f"{actions_url}/webhook",
+                "RASA_TRACKER_DB": str(VAR / "rasa-tracker.db"),
+            },
+            host=host,
+        ),
+        Service(
+            "api",
+            api_command(settings.api_port, host),
+            REPO,
+            settings.api_port,
+            f"http://{host}:{settings.api_port}/healthz",
+            60.0,
+            host=host,
+        ),
+    ]
+
+
+def banner() -> str:
+    return (
+        "\nFabric Advisor is running:\n"
+        f"  web chat        {settings.public_url}/\n"
+        f"  API docs        {settings.public_url}/docs\n"
+        f"  REST chat       {settings.rasa_url}/webhooks/rest/webhook\n"
+        f"  Slack webhook   {settings.rasa_url}/webhooks/slack/webhook"
+        " (needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET)\n"
+        f"  logs            {VAR}/*.log, pids in {VAR}/run/\n"
+        "Press Ctrl-C to stop."
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(supervisor.main(services(), VAR, banner))

@@ -1,0 +1,180 @@
+"""The replicated deployment under faults, on real parts: `make run-cluster`'s processes
+(ops/cluster.py: PostgreSQL, Redis, two action servers, two Rasa replicas, two API
+processes, HAProxy) on free loopback ports under a temporary directory, shared by the
+module's tests and stopped after them, also on failure.
+
+Turns that alternate between the Rasa replicas keep every slot; a recommendation
+stored through one API process is served by the other; a Slack retry delivered to the
+other replica is not answered twice; PostgreSQL or Redis down gives a clear error and
+comes back without a restart of ours; killing a Rasa replica mid-conversation loses
+nothing (the balancer sends the next turn to the other).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bench import chat
+from bench.cluster import free_layout
+from bot import launch
+from ops import cluster, parts
+from ops.supervisor import Supervisor
+from tests.test_slack_events import SIGNING_SECRET, TOKEN, SlackStub, event_body, new_ids, signed_headers
+
+pytestmark = [pytest.mark.rasa, pytest.mark.cluster]
+
+RECOVERY_S = 30.0
+
+
+class Cluster:
+    def __init__(self, supervisor: Supervisor, layout: cluster.Layout) -> None:
+        self.supervisor = supervisor
+        self.layout = layout
+        self.rasa = f"http://127.0.0.1:{layout.rasa_port}"
+        self.api = f"http://127.0.0.1:{layout.api_port}"
+
+
+@pytest.fixture(scope="module")
+def slack() -> Iterator[SlackStub]:
+    with SlackStub() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="module")
+def running(slack: SlackStub) -> Iterator[Cluster]:
+    parts.ensure_installed()
+    launch.ensure_model()
+    # not under pytest's temporary directory: pytest keeps it private to root (0700),
+    # and PostgreSQL runs as the postgres account
+    var = Path(tempfile.mkdtemp(prefix="fabric-advisor-cluster-"))
+    layout = free_layout(var)
+    services = cluster.services(layout)
+    slack_env = {"SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET, "SLACK_API_URL": slack.api_url}
+    for service in services:
+        if service.name.startswith("rasa-"):
+            service.env.update(slack_env)
+    supervisor = Supervisor(services, var)
+    try:
+        with supervisor.running():
+            yield Cluster(supervisor, layout)
+    finally:
+        shutil.rmtree(var, ignore_errors=True)
+
+
+def until(check: Callable[[], bool], timeout: float = RECOVERY_S) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def turn(url: str, sender: str, text: str) -> httpx.Response:
+    return httpx.post(f"{url}/webhooks/rest/webhook", json={"sender": sender, "message": text}, timeout=60)
+
+
+def chat_works(url: str) -> Callable[[], bool]:
+    def check() -> bool:
+        try:
+            response = turn(url, f"probe-{uuid.uuid4().hex[:8]}", "what is PFC?")
+            return response.status_code == 200 and any("PFC" in m.get("text", "") for m in response.json())
+        except httpx.HTTPError:
+            return False
+
+    return check
+
+
+def test_turns_alternating_between_the_rasa_replicas_keep_every_slot(running: Cluster):
+    with httpx.Client(timeout=60) as client:
+        for first in (0, 1):
+            times, error = chat.converse(client, running.layout.rasa_replicas, f"alt-{uuid.uuid4().hex[:8]}", first)
+            assert error is None, error
+            assert len(times) == len(chat.SCRIPT)
+
+
+def test_a_recommendation_stored_through_one_api_process_is_served_by_the_other(running: Cluster):
+    one, other = running.layout.api_replicas
+    profile = {"workload": "inference", "gpu_count": 48, "gpu_model": "L40S", "gpus_per_node": 4}
+    stored = httpx.post(f"{one}/v1/recommendations", json=profile, timeout=30)
+    assert stored.status_code == 201, stored.text
+    fetched = httpx.get(f"{other}/v1/recommendations/{stored.json()['id']}", timeout=30)
+    assert fetched.status_code == 200 and fetched.json() == stored.json()
+
+
+def test_a_slack_retry_delivered_to_the_other_replica_is_not_answered_twice(running: Cluster, slack: SlackStub):
+    channel, user = new_ids()
+    body = event_body("what is PFC?", channel, user)
+    first, second = running.layout.rasa_replicas
+    answered = httpx.post(f"{first}/webhooks/slack/webhook", content=body, headers=signed_headers(body), timeout=30)
+    assert answered.status_code == 200
+    retry = {**signed_headers(body), "X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
+    again = httpx.post(f"{second}/webhooks/slack/webhook", content=body, headers=retry, timeout=30)
+    assert again.status_code == 200 and again.headers.get("X-Slack-No-Retry") == "1"
+    posts = slack.wait_for_posts(channel, 1)
+    time.sleep(3)
+    assert len(slack.posts_to(channel)) == len(posts) == 1
+
+
+def test_postgres_down_gives_a_clear_error_and_recovers_without_a_restart(running: Cluster):
+    profile = {"workload": "training", "gpu_count": 72, "gpu_model": "H200"}  # not stored before
+    running.supervisor.stop("postgres")
+    try:
+        refused = httpx.post(f"{running.api}/v1/recommendations", json=profile, timeout=30)
+        assert refused.status_code == 503
+        assert "PostgreSQL" in refused.json()["detail"] and "unreachable" in refused.json()["detail"]
+        down = turn(running.rasa, f"pg-{uuid.uuid4().hex[:8]}", "what is PFC?")
+        assert down.status_code >= 500
+    finally:
+        running.supervisor.start("postgres")
+    assert until(lambda: httpx.post(f"{running.api}/v1/recommendations", json=profile, timeout=30).status_code == 201)
+    assert until(chat_works(running.rasa))
+
+
+def test_redis_down_gives_a_clear_error_and_recovers_without_a_restart(running: Cluster, slack: SlackStub):
+    running.supervisor.stop("redis")
+    channel, user = new_ids()
+    body = event_body("what is PFC?", channel, user)
+    try:
+        refused = httpx.post(
+            f"{running.rasa}/webhooks/slack/webhook", content=body, headers=signed_headers(body), timeout=30
+        )
+        assert refused.status_code == 503 and "Redis" in refused.text
+        down = turn(running.rasa, f"redis-{uuid.uuid4().hex[:8]}", "what is PFC?")
+        assert down.status_code >= 500
+    finally:
+        running.supervisor.start("redis")
+    assert until(chat_works(running.rasa))
+    retried = httpx.post(
+        f"{running.rasa}/webhooks/slack/webhook", content=body, headers=signed_headers(body), timeout=30
+    )
+    assert retried.status_code == 200
+    assert len(slack.wait_for_posts(channel, 1)) == 1
+
+
+@pytest.mark.slow
+def test_sixteen_conversations_through_the_balancer_lose_no_slot(running: Cluster):
+    load = chat.drive(running.rasa, 16, 15.0)
+    assert not load.errors, load.errors[:3]
+    assert load.conversations >= 16
+
+
+def test_killing_a_rasa_replica_mid_conversation_loses_nothing(running: Cluster):
+    """Last: the cluster runs on with one Rasa replica."""
+    sender = f"kill-{uuid.uuid4().hex[:8]}"
+    (first, _), *rest = chat.SCRIPT
+    assert turn(running.rasa, sender, first).status_code == 200
+    running.supervisor.kill("rasa-1")
+    for text, _ in rest:
+        response = turn(running.rasa, sender, text)
+        assert response.status_code == 200 and any(m.get("text") for m in response.json()), response.text
+    slots = httpx.get(f"{running.rasa}/conversations/{sender}/tracker", timeout=30).json()["slots"]
+    assert {key: slots.get(key) for key in chat.FINAL_SLOTS} == chat.FINAL_SLOTS
