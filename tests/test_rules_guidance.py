@@ -190,10 +190,11 @@ def test_a_network_budget_infiniband_does_not_fit_gets_roce_that_does():
     fits = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=1_000_000)
     assert fits.fabric.technology == "infiniband_ndr"
     assert "network-within-network-budget" in fired(fits)
-    tight = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=350_000)
+    tight = advise(workload="training", gpu_count=128, gpu_model="H100", model_params_b=70, network_budget_usd=375_000)
     assert tight.fabric.technology == "rocev2"
     assert "ib-over-network-budget" in fired(tight)
-    assert tight.cost.network_usd_high <= 350_000
+    assert "network-within-network-budget" in fired(tight)
+    assert tight.cost.network_usd_high <= 375_000
 
 
 def test_a_network_budget_under_every_fabric_is_warned_about_not_ignored():
