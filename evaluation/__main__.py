@@ -84,10 +84,13 @@ SCORERS = {"knowledge": score_knowledge, "sizing": score_sizing, "conversations"
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation", description=__doc__)
-    parser.add_argument("sets", nargs="*", choices=list(SCORERS), default=[])
+    parser.add_argument("sets", nargs="*", metavar="SET", help=f"any of {', '.join(SCORERS)} (default: all)")
     parser.add_argument("--dev", action="store_true", help="score the development sets (tests/data/dev_*.jsonl)")
     parser.add_argument("--failures", action="store_true", help="print every failure with the reply")
     args = parser.parse_args(argv)
+    unknown = [name for name in args.sets if name not in SCORERS]
+    if unknown:
+        parser.error(f"unknown set {', '.join(unknown)}; choose from {', '.join(SCORERS)}")
     knowledge.build()  # a no-op when the database matches its sources
     for name in args.sets or list(SCORERS):
         path = (DEV_SETS if args.dev else SETS)[name]
