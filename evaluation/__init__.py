@@ -14,7 +14,10 @@ How each item is judged (observable in the reply, nothing else):
   `expect_all` (a group is a list of alternatives).
 - sizing: the message is treated as a sizing request (kind recommendation or
   clarification, never a knowledge answer) and the profile read from it matches every
-  field of `expect` (numbers within 0.5 %, strings case-insensitively).
+  field of `expect` (numbers within 0.5 %, strings case-insensitively; a preference for
+  `infiniband` is met by any InfiniBand generation). `also_asks` (questions asked inside
+  the request) is not a profile field: each must be addressed by the reply's text
+  besides the recommendation summary, which must name its longest word.
 - conversation turns, by `expect` kind, each also meeting the turn's `expect_all`:
   - recommendation: the reply names a fabric (InfiniBand, RoCE, Ethernet or NVLink) and
     a switch count ("Switches:" followed by a number), i.e. it is a sized design.

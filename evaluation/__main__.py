@@ -15,6 +15,7 @@ import httpx
 import knowledge
 from advisor import service
 from advisor.models import AskKind
+from advisor.render import markdown
 from bot import launch
 from evaluation.scoring import (
     DEV_SETS,
@@ -25,6 +26,7 @@ from evaluation.scoring import (
     missing_groups,
     profile_mismatches,
     summary_line,
+    unanswered_side_questions,
 )
 
 SIZING_KINDS = (AskKind.recommendation, AskKind.clarification)
@@ -45,7 +47,15 @@ def score_sizing(path: Path = SETS["sizing"]) -> list[Verdict]:
     for item in load(path):
         result = service.ask(item["text"])
         problems = [] if result.kind in SIZING_KINDS else [f"answered as {result.kind}"]
-        problems += profile_mismatches(item.get("expect") or {}, result.profile.model_dump())
+        expect = dict(item.get("expect") or {})
+        also_asks = expect.pop("also_asks", None) or []
+        problems += profile_mismatches(expect, result.profile.model_dump())
+        extra = result.reply
+        if result.recommendation is not None:
+            extra = extra.replace(markdown.recommendation_markdown(result.recommendation), "")
+        unanswered = unanswered_side_questions(also_asks, extra)
+        if unanswered:
+            problems.append(f"also asked, not answered: {', '.join(unanswered)}")
         verdicts.append(
             Verdict(id=item["id"], ok=not problems, why="; ".join(problems), text=item["text"], reply=result.reply)
         )

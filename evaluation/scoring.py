@@ -93,13 +93,20 @@ def judge_turn(kind: str, reply: str, expect_all: list[list[str]] | None = None)
     return "; ".join(problems)
 
 
+def _family(expected: str, actual: str) -> bool:
+    """A preference for a family ("infiniband") is met by any of its generations
+    ("infiniband_ndr"): the customer said which fabric, the rules pick the generation."""
+    return expected == "infiniband" and actual.startswith("infiniband_")
+
+
 def _same(expected: Any, actual: Any) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
         return expected == actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
         return abs(expected - actual) <= NUMBER_TOLERANCE * max(abs(expected), 1e-9)
     if isinstance(expected, str) and actual is not None:
-        return expected.strip().lower() == str(actual).strip().lower()
+        want, got = expected.strip().lower(), str(actual).strip().lower()
+        return want == got or _family(want, got)
     return bool(expected == actual)
 
 
@@ -110,6 +117,14 @@ def profile_mismatches(expected: Mapping[str, Any], profile: Mapping[str, Any]) 
         for name, value in expected.items()
         if not _same(value, profile.get(name))
     ]
+
+
+def unanswered_side_questions(also_asks: Iterable[str], extra: str) -> list[str]:
+    """The side questions of a sizing request (`also_asks`) that the reply's text besides
+    the recommendation summary (`extra`) does not address: each must be named there by
+    its longest word ("roce vs infiniband" -> "infiniband")."""
+    lowered = extra.lower()
+    return [topic for topic in also_asks if max(str(topic).lower().split(), key=len) not in lowered]
 
 
 def summary_line(name: str, verdicts: list[Verdict]) -> str:
