@@ -103,13 +103,13 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
             return []
         raise
     bm25 = {row[0]: -row[-1] for row in rows}
-    entries = {row[0]: Entry(**dict(zip(_ENTRY_COLUMNS, row))) for row in rows}
+    entries = {row[0]: Entry(**dict(zip(_ENTRY_COLUMNS, row[:-1], strict=True))) for row in rows}
     meaning = _meaning_index(db, db_path).similarities(str(text)[:MAX_INPUT_CHARS])
     ranked = sorted(meaning, key=meaning.__getitem__, reverse=True)[:MEANING_CANDIDATES]
     extra = [i for i in ranked if i not in entries and meaning[i] >= MIN_MEANING]
     if extra:
         for row in db.execute(_ROWS_SQL, {"ids": json.dumps(extra)}).fetchall():
-            entries[row[0]] = Entry(**dict(zip(_ENTRY_COLUMNS, row)))
+            entries[row[0]] = Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=True)))
     best_bm25 = max(bm25.values(), default=0.0) or 1.0
     for entry_id, hit in entries.items():
         relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(
@@ -169,7 +169,7 @@ def entry(entry_id: str, *, db_path: str | Path | None = None) -> Entry | None:
         f"select {', '.join(_ENTRY_COLUMNS)} from entries where id = ?",
         [str(entry_id).strip().lower()],
     ).fetchone()
-    return Entry(**dict(zip(_ENTRY_COLUMNS, row))) if row else None
+    return Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=True))) if row else None
 
 
 def subjects(*, db_path: str | Path | None = None) -> list[str]:

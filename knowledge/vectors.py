@@ -45,7 +45,7 @@ def features(text: str) -> Counter[str]:
         counts[f"w:{word}"] += 1
         padded = f" {word} "
         for n in CHAR_NGRAMS:
-            for start in range(0, max(len(padded) - n + 1, 1)):
+            for start in range(max(len(padded) - n + 1, 1)):
                 counts[padded[start : start + n]] += 1
     return counts
 
@@ -97,7 +97,7 @@ class Index:
         if not query:
             return {}
         scores = {}
-        for entry_id, phrasings, body in zip(self.ids, self.phrasings, self.bodies):
+        for entry_id, phrasings, body in zip(self.ids, self.phrasings, self.bodies, strict=True):
             best = max((cosine(query, p) for p in phrasings), default=0.0)
             scores[entry_id] = PARAPHRASE_SHARE * best + (1 - PARAPHRASE_SHARE) * cosine(query, body)
         return scores
