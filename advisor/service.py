@@ -62,10 +62,11 @@ def get_recommendation(rec_id: str) -> Recommendation | None:
     return store.load(rec_id)
 
 
-def answer(question: str) -> Answer | None:
-    """The knowledge base's best entry for question, or None when nothing matches."""
+def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
+    """The knowledge base's best entry for question, or None when nothing matches (at
+    least `min_relevance`, knowledge.search's score)."""
     hits = knowledge.search(question, limit=1)
-    if not hits:
+    if not hits or hits[0].score < min_relevance:
         return None
     hit = hits[0]
     return Answer(

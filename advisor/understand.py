@@ -48,6 +48,7 @@ class Want(StrEnum):
     sizing = "sizing"
     question = "question"
     design = "design"
+    other = "other"  # tells nothing the advisor reads: small talk, a bare term ("SHARP")
 
 
 class Understanding(BaseModel):
@@ -174,7 +175,7 @@ def understand(
         return Understanding(want=Want.question, design_topics=topics)
     if found.model_dump(exclude_none=True) and (given is not None or found.workload is not None):
         return _sizing(question, [])
-    return Understanding(want=Want.question, design_topics=topics)
+    return Understanding(want=Want.other, design_topics=topics)
 
 
 def _sizing(question: str, topics: list[str]) -> Understanding:

@@ -77,7 +77,7 @@ MEANING_SHARE = 0.6
 #: candidates the meaning similarity adds besides bm25's (questions that share no word),
 #: when at least this similar: below it, shared letter sequences are chance ("zettabyte")
 MEANING_CANDIDATES = 10
-MIN_MEANING = 0.15
+MIN_MEANING = 0.25
 _ROWS_SQL = f"select {', '.join(_ENTRY_COLUMNS)} from entries where id in (select value from json_each(:ids))"
 
 

@@ -31,6 +31,9 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 CHAR_NGRAMS = (3, 4, 5)
 #: weight of the best paraphrase match against the whole-text match
 PARAPHRASE_SHARE = 0.65
+#: an entry that shares no whole word with the question, only letter sequences, counts
+#: this much ("zettabyte" is not about the "ToS byte")
+SUBWORD_ONLY = 0.5
 
 Vector = dict[str, float]
 
@@ -83,6 +86,7 @@ class Index:
         self.ids = [e.id for e in entries]
         self.phrasings = [[self.vector(p) for p in e.phrasings] for e in entries]
         self.bodies = [self.vector(" ".join((*e.phrasings, e.body))) for e in entries]
+        self.words = [frozenset(k for k in body if k.startswith("w:")) for body in self.bodies]
 
     def vector(self, text: str) -> Vector:
         """The normalised TF-IDF vector of text (sublinear term frequency)."""
@@ -96,10 +100,12 @@ class Index:
         query = self.vector(text)
         if not query:
             return {}
+        query_words = {k for k in query if k.startswith("w:")}
         scores = {}
-        for entry_id, phrasings, body in zip(self.ids, self.phrasings, self.bodies, strict=True):
+        for entry_id, phrasings, body, words in zip(self.ids, self.phrasings, self.bodies, self.words, strict=True):
             best = max((cosine(query, p) for p in phrasings), default=0.0)
-            scores[entry_id] = PARAPHRASE_SHARE * best + (1 - PARAPHRASE_SHARE) * cosine(query, body)
+            score = PARAPHRASE_SHARE * best + (1 - PARAPHRASE_SHARE) * cosine(query, body)
+            scores[entry_id] = score if query_words & words else score * SUBWORD_ONLY
         return scores
 
 

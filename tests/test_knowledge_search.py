@@ -42,7 +42,13 @@ def top_ids(db, text: str, n: int = 1) -> list[str]:
         # "difference" frames the question; the cost FAQ's title has it but is not the answer
         (
             "What's the difference between NDR and XDR?",
-            {"infiniband-xdr-generation", "infiniband-ndr-generation", "glossary-xdr", "glossary-ndr"},
+            {
+                "infiniband-xdr-generation",
+                "infiniband-ndr-generation",
+                "glossary-xdr",
+                "glossary-ndr",
+                "practice-infiniband-generations",  # every generation side by side
+            },
         ),
     ],
 )
@@ -131,6 +137,7 @@ def test_subjects_for_the_api(db):
         "hardware",
         "links",
         "ports",
+        "practice",
         "roce",
         "technologies",
         "topologies",

@@ -49,6 +49,7 @@ def test_subjects_are_the_source_files(records):
         "hardware",
         "links",
         "ports",
+        "practice",
         "roce",
         "technologies",
         "topologies",

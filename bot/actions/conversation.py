@@ -9,7 +9,7 @@ from rasa_sdk.events import EventType, Restarted
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.settings import settings
-from bot.actions import output, profile, recommend, replies
+from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
 
 ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
@@ -18,19 +18,21 @@ ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
 class ActionFallback(AdvisorAction):
     """When Rasa is unsure what the user meant.
 
-    If the message still gave workload details, they are not dropped: the cluster is
-    sized when it can be (saying what changed when it replaces a recommendation), else
-    the reply asks for what is missing. Otherwise the reply lists, with examples, what
-    the advisor can do.
+    The advisor's understanding still reads the message (bot.actions.respond): workload
+    details are sized (or what is missing asked for), a follow-up about the design on the
+    table is answered from it, a question the knowledge base answers with confidence is
+    answered. Otherwise the reply lists, with examples, what the advisor can do.
     """
 
     def name(self) -> str:
         return "action_fallback"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        if profile.slots_set_this_turn(tracker):
-            return recommend.recommend(dispatcher, tracker)
-        return self.otherwise(dispatcher, tracker)
+        if profile.latest_intent(tracker) in ACKNOWLEDGEMENTS and not profile.slots_set_this_turn(tracker):
+            return self.otherwise(dispatcher, tracker)
+        return respond.respond(
+            dispatcher, tracker, lambda: self.otherwise(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
+        )
 
     def otherwise(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
         # "ok" or "no" with nothing pending was understood, it just asks nothing
