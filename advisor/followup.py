@@ -19,7 +19,7 @@ from rules.models import Recommendation, Technology
 
 #: knowledge entries that answer a settings topic, per fabric family of the design
 SETTINGS_ENTRIES = {
-    "infiniband": ["glossary-subnet-manager", "glossary-mtu", "glossary-sharp", "glossary-ib-flow-control"],
+    "infiniband": ["glossary-subnet-manager", "glossary-mtu", "glossary-sharp", "practice-infiniband-flow-control"],
     "rocev2": ["glossary-ecn-thresholds", "glossary-mtu"],
     "ethernet": ["glossary-mtu"],
     "nvlink": [],
@@ -36,7 +36,7 @@ MANAGEMENT_ENTRIES = {
     "nvlink": [],
 }
 LOSSLESS_ENTRIES = {
-    "infiniband": ["glossary-ib-flow-control"],
+    "infiniband": ["practice-infiniband-flow-control"],
     "rocev2": ["glossary-lossless-ethernet", "glossary-pfc"],
     "ethernet": ["glossary-lossless-ethernet"],
     "nvlink": [],
