@@ -155,6 +155,9 @@ def understand(
     if design_shown and topics and not new_count and about_shown_design(question):
         return Understanding(want=Want.design, design_topics=topics)
 
+    if design_shown and (found.prefer is not None or found.workload is not None) and not asks_only_about(question):
+        # "what if we go RoCE instead, how much would we save?": a what-if on the design
+        return _sizing(question, topics)
     sized = new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS)
     continues = given is not None and given.workload is not None
     if sized:
@@ -176,6 +179,14 @@ def understand(
     if found.model_dump(exclude_none=True) and (given is not None or found.workload is not None):
         return _sizing(question, [])
     return Understanding(want=Want.other, design_topics=topics)
+
+
+_ABOUT = re.compile(r"^\s*(?:what|how)\s+(?:is|are|does|do)\b|\b(?:explain|define|meaning\s+of)\b", re.I)
+
+
+def asks_only_about(text: str) -> bool:
+    """ "what is RoCE?", "explain InfiniBand": asks what a fabric is, changes nothing."""
+    return bool(_ABOUT.search(text))
 
 
 def _sizing(question: str, topics: list[str]) -> Understanding:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any
 
 from rasa_sdk import Tracker
@@ -9,6 +10,7 @@ from rasa_sdk.events import EventType, Restarted
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.settings import settings
+from advisor.understand import Want
 from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
 
@@ -41,6 +43,59 @@ class ActionFallback(AdvisorAction):
         return []
 
 
+class SmallTalk(AdvisorAction):
+    """Greetings, thanks, goodbyes, "are you a bot?", "what can you do?": the domain's
+    reply, unless the advisor's understanding says the words ask about the design on the
+    table, size a cluster or ask a question ("how long would the all-reduce take?" is not
+    a goodbye, "and as a share of $15M?" not a bot challenge, whatever Rasa heard)."""
+
+    reply_key = ""
+
+    @abstractmethod
+    def name(self) -> str:
+        """The action's name (each small-talk action is its own)."""
+
+    def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        decision, _, shown = respond.understanding(tracker)
+        if (decision.want == Want.design and shown is not None) or decision.want in (Want.sizing, Want.question):
+            return respond.respond(
+                dispatcher, tracker, lambda: self.reply(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
+            )
+        return self.reply(dispatcher, tracker)
+
+    def reply(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
+        output.say(dispatcher, tracker, replies.text(self.reply_key))
+        return []
+
+
+class ActionGreet(SmallTalk):
+    reply_key = "greet"
+
+    def name(self) -> str:
+        return "action_greet"
+
+
+class ActionGoodbye(SmallTalk):
+    reply_key = "goodbye"
+
+    def name(self) -> str:
+        return "action_goodbye"
+
+
+class ActionThank(SmallTalk):
+    reply_key = "you_are_welcome"
+
+    def name(self) -> str:
+        return "action_thank"
+
+
+class ActionBotChallenge(SmallTalk):
+    reply_key = "iamabot"
+
+    def name(self) -> str:
+        return "action_bot_challenge"
+
+
 class ActionCapabilities(AdvisorAction):
     """ "What can you do?": the fallback's list of what the advisor does, with examples,
     without its apology."""
@@ -49,8 +104,14 @@ class ActionCapabilities(AdvisorAction):
         return "action_capabilities"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        output.say(dispatcher, tracker, replies.text("capabilities"))
-        return []
+        def capabilities() -> list[EventType]:
+            output.say(dispatcher, tracker, replies.text("capabilities"))
+            return []
+
+        decision, _, shown = respond.understanding(tracker)
+        if decision.want == Want.design and shown is not None:  # "what NICs would you use?"
+            return respond.respond(dispatcher, tracker, capabilities)
+        return capabilities()
 
 
 class ActionOutOfScope(ActionFallback):

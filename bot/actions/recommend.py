@@ -61,7 +61,12 @@ class ActionWhatIf(AdvisorAction):
             return []
         previous = shown_recommendation(tracker)
         if previous is not None and previous.id == rec.id:
-            output.say(dispatcher, tracker, replies.text("nothing_changed"))
+            decision, found, _ = respond.understanding(tracker)
+            if decision.design_topics:  # "and the sync time at 512?" with 512 on the table already
+                text = profile.latest_text(tracker)
+                output.say(dispatcher, tracker, service.design_reply(rec, decision, text, found.budget_usd))
+            else:
+                output.say(dispatcher, tracker, replies.text("nothing_changed"))
             return []
         return present(dispatcher, tracker, rec, previous)
 
@@ -73,9 +78,12 @@ class ActionExplain(AdvisorAction):
         return "action_explain"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        decision, _, shown = respond.understanding(tracker)
-        if shown is not None and decision.want == Want.design and decision.design_topics != ["why_not"]:
-            return respond.respond(dispatcher, tracker, list)  # "why is the MTU 4096?", "why that price?"
+        decision, found, shown = respond.understanding(tracker)
+        topics = [t for t in decision.design_topics if t != "why_not"]
+        if shown is not None and topics:  # "justify why a lossless fabric is required", "why that price?"
+            text = profile.latest_text(tracker)
+            output.say(dispatcher, tracker, service.design_reply(shown, decision, text, found.budget_usd))
+            return []
         if shown is not None and respond.names_a_topology(profile.latest_text(tracker)):
             return respond.respond(dispatcher, tracker, list)  # "why not Dragonfly+?"
         rec = recommendation_for_question(tracker)

@@ -47,12 +47,20 @@ class ValidateSlotMappings(ValidationAction):
 _CORRECTIONS = frozenset({"what_if", "inform", "ask_recommendation", "deny", "out_of_scope", "nlu_fallback"})
 
 
+def refused_a_size(tracker: Tracker) -> bool:
+    """The user's previous message gave a size that could not be used (out of range)."""
+    texts = [e.get("text") or "" for e in tracker.events if e.get("event") == "user"]
+    return len(texts) >= 2 and bool(extraction.extract(texts[-2]).rejected)
+
+
 def expected_count(tracker: Tracker) -> str | None:
     """The count a bare number in this message answers: the one the sizing form asked
     for, else, once a recommendation was shown, its GPU count."""
     requested = tracker.get_slot("requested_slot")
     if tracker.active_loop_name == "sizing_form" and requested in profile.SIZE_SLOTS:
         return requested
+    if refused_a_size(tracker):  # "3,000,000 GPUs" was refused: "sorry, 3000" corrects it
+        return "gpu_count"
     if tracker.get_slot(profile.RECOMMENDATION_SLOT) and profile.latest_intent(tracker) in _CORRECTIONS:
         return "gpu_count"
     return None
