@@ -65,10 +65,9 @@ def get_recommendation(rec_id: str) -> Recommendation | None:
 def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
     """The knowledge base's best entry for question, or None when nothing matches (at
     least `min_relevance`, knowledge.search's score)."""
-    hits = knowledge.search(question, limit=1)
-    if not hits or hits[0].score < min_relevance:
+    hit = _top_hit(question)
+    if hit is None or hit.score < min_relevance:
         return None
-    hit = hits[0]
     return Answer(
         text=hit.text,
         topic=hit.title,
@@ -76,6 +75,14 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
         source=hit.source,
         not_covered=knowledge.uncovered_acronyms(question),
     )
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _top_hit(question: str) -> knowledge.Entry | None:
+    """The best entry for a question, remembered: the understanding and the answer both
+    ask for it, and the knowledge base is fixed for a process's life."""
+    hits = knowledge.search(question, limit=1)
+    return hits[0] if hits else None
 
 
 def design_topics(question: str) -> list[str]:
@@ -112,7 +119,7 @@ def understand_message(
         profile,
         resized=resized,
         design_shown=shown is not None,
-        knowledge_answers=bool(knowledge.search(question, limit=1)),
+        knowledge_answers=_top_hit(question) is not None,
     )
     return decision, extraction, merged
 

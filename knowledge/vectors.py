@@ -87,6 +87,17 @@ class Index:
         self.phrasings = [[self.vector(p) for p in e.phrasings] for e in entries]
         self.bodies = [self.vector(" ".join((*e.phrasings, e.body))) for e in entries]
         self.words = [frozenset(k for k in body if k.startswith("w:")) for body in self.bodies]
+        # inverted index: feature -> (vector number, weight); vectors 0..len(entries)-1 are
+        # the bodies, then each entry's phrasings (`self.owner` says whose)
+        self.owner: list[int] = list(range(len(entries)))
+        vectors: list[Vector] = list(self.bodies)
+        for number, phrasings in enumerate(self.phrasings):
+            self.owner += [number] * len(phrasings)
+            vectors += phrasings
+        self.postings: dict[str, list[tuple[int, float]]] = {}
+        for slot, vector in enumerate(vectors):
+            for term, weight in vector.items():
+                self.postings.setdefault(term, []).append((slot, weight))
 
     def vector(self, text: str) -> Vector:
         """The normalised TF-IDF vector of text (sublinear term frequency)."""
@@ -101,11 +112,19 @@ class Index:
         if not query:
             return {}
         query_words = {k for k in query if k.startswith("w:")}
+        dots = [0.0] * len(self.owner)
+        for term, weight in query.items():
+            for slot, entry_weight in self.postings.get(term, ()):
+                dots[slot] += weight * entry_weight
+        count = len(self.ids)
+        best = [0.0] * count
+        for slot in range(count, len(self.owner)):
+            entry = self.owner[slot]
+            best[entry] = max(best[entry], dots[slot])
         scores = {}
-        for entry_id, phrasings, body, words in zip(self.ids, self.phrasings, self.bodies, self.words, strict=True):
-            best = max((cosine(query, p) for p in phrasings), default=0.0)
-            score = PARAPHRASE_SHARE * best + (1 - PARAPHRASE_SHARE) * cosine(query, body)
-            scores[entry_id] = score if query_words & words else score * SUBWORD_ONLY
+        for number, entry_id in enumerate(self.ids):
+            score = PARAPHRASE_SHARE * best[number] + (1 - PARAPHRASE_SHARE) * dots[number]
+            scores[entry_id] = score if query_words & self.words[number] else score * SUBWORD_ONLY
         return scores
 
 

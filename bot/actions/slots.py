@@ -22,6 +22,7 @@ from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import ValidationAction
 
 import extraction
+from advisor import understand
 from bot.actions import profile
 
 logger = logging.getLogger(__name__)
@@ -64,8 +65,9 @@ def expected_count(tracker: Tracker) -> str | None:
     requested = tracker.get_slot("requested_slot")
     if tracker.active_loop_name == "sizing_form" and requested in profile.SIZE_SLOTS:
         return requested
-    if _PICKS_ONE.search(profile.latest_text(tracker)):
-        return None
+    text = profile.latest_text(tracker)
+    if _PICKS_ONE.search(text) or (understand.design_topics(text) and not any(c.isdigit() for c in text)):
+        return None  # "how long does one gradient sync take?" asks about the design
     if refused_a_size(tracker):  # "3,000,000 GPUs" was refused: "sorry, 3000" corrects it
         return "gpu_count"
     if tracker.get_slot(profile.RECOMMENDATION_SLOT) and profile.latest_intent(tracker) in _CORRECTIONS:
