@@ -156,7 +156,8 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
     """`ask`, remembered per question, profile and design: the answer depends on nothing else."""
     profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
     shown = get_recommendation(recommendation_id) if recommendation_id else None
-    decision, extraction, merged = understand_message(question, profile, shown)
+    # after a design, a bare number is its new GPU count ("and at 512?"), as in the chat
+    decision, extraction, merged = understand_message(question, profile, shown, "gpu_count" if shown else None)
 
     if decision.want == Want.design and shown is not None:
         return AskResult(
