@@ -17,6 +17,7 @@ class AskKind(StrEnum):
     recommendation = "recommendation"
     answer = "answer"
     clarification = "clarification"
+    design_answer = "design_answer"
 
 
 class Answer(BaseModel):
@@ -48,6 +49,12 @@ class AskRequest(BaseModel):
     profile: ProfileDraft | None = Field(
         default=None, description="What earlier turns established; merged with this question."
     )
+    recommendation_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description='The design on the table, for questions about it ("price?", "what MTU do we set?").',
+        examples=[None],
+    )
 
 
 class AskResult(BaseModel):
@@ -59,8 +66,13 @@ class AskResult(BaseModel):
         description="Profile fields still needed to size the cluster.",
         examples=[["gpu_count"]],
     )
-    recommendation: Recommendation | None = Field(default=None, description="When kind is recommendation.")
-    answer: Answer | None = Field(default=None, description="When kind is answer.")
+    recommendation: Recommendation | None = Field(
+        default=None, description="When kind is recommendation, or the design a design_answer is about."
+    )
+    answer: Answer | None = Field(
+        default=None,
+        description="When kind is answer; with a recommendation, the answer to a question asked inside the request.",
+    )
     reply: str = Field(
         description="Markdown a person reads.", examples=["**InfiniBand NDR**, rail-optimized fat-tree ..."]
     )

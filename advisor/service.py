@@ -1,44 +1,44 @@
-"""What the REST API, the action server and the CLI's `ask` call.
+"""Language in, answers out: `ask` takes a person's question (plus what earlier turns
+established and the design on the table) and, through the one understanding
+(advisor.understand), answers it as a knowledge question, a question about the design
+shown, a sizing request, or a sizing request that still lacks something.
 
-`recommend` and `get_recommendation` (from advisor.recommendations, re-exported here)
-size a complete profile and store the result under a shareable id; `ask` takes a
-person's question (plus what earlier turns established) and decides whether it is a
-knowledge question, a sizing request, or a sizing request that still lacks something,
-and answers accordingly.
+Recommending and fetching stored recommendations live in advisor.recommendations (no
+spaCy, so the CLI's `recommend` starts fast); this module re-exports them so the API, the
+action server and the CLI can call either.
 """
 
 from __future__ import annotations
 
 import gc
-import re
-from functools import cache, lru_cache
-from pathlib import Path
+from functools import lru_cache
 
-import yaml
 from pydantic import ValidationError
 
 import knowledge
-from advisor import store
+from advisor import followup, store, understand
 from advisor.models import Answer, AskKind, AskResult
 from advisor.recommendations import MEMO_SIZE, complete_profile, get_recommendation, recommend
 from advisor.render import markdown
-from extraction import extract
+from advisor.understand import Understanding, Want
+from extraction import Extraction, extract
 from extraction.extractor import warm_up as warm_up_extractor
 from rules import engine
-from rules.models import ProfileDraft, WorkloadProfile
+from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
 __all__ = [
+    "alternative",
     "answer",
     "ask",
-    "classify",
     "complete_profile",
+    "design_reply",
     "design_topics",
     "get_recommendation",
     "recommend",
+    "side_answer",
+    "understand_message",
     "warm_up",
 ]
-
-SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 
 
 def warm_up(freeze: bool = False) -> None:
@@ -57,12 +57,12 @@ def warm_up(freeze: bool = False) -> None:
         gc.freeze()
 
 
-def answer(question: str) -> Answer | None:
-    """The knowledge base's best entry for question, or None when nothing matches."""
-    hits = knowledge.search(question, limit=1)
-    if not hits:
+def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
+    """The knowledge base's best entry for question, or None when nothing matches (at
+    least `min_relevance`, knowledge.search's score)."""
+    hit = _top_hit(question)
+    if hit is None or hit.score < min_relevance:
         return None
-    hit = hits[0]
     return Answer(
         text=hit.text,
         topic=hit.title,
@@ -72,77 +72,100 @@ def answer(question: str) -> Answer | None:
     )
 
 
-@cache
-def _cue_file() -> dict:
-    return yaml.safe_load((Path(__file__).parent / "cues.yaml").read_text())
-
-
-def _pattern(phrases: list[str]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I)
-
-
-@cache
-def _cues() -> dict[str, re.Pattern[str]]:
-    """Phrases that mark a sizing request or a knowledge question (advisor/cues.yaml)."""
-    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge")}
-
-
-@cache
-def _design_cues() -> dict[str, re.Pattern[str]]:
-    return {topic: _pattern(phrases) for topic, phrases in _cue_file()["design"].items()}
+@lru_cache(maxsize=MEMO_SIZE)
+def _top_hit(question: str) -> knowledge.Entry | None:
+    """The best entry for a question, remembered: the understanding and the answer both
+    ask for it, and the knowledge base is fixed for a process's life."""
+    hits = knowledge.search(question, limit=1)
+    return hits[0] if hits else None
 
 
 def design_topics(question: str) -> list[str]:
-    """The figures of a recommendation a question asks for ("how many switches is that?"
-    -> ["switches"]), in the order of advisor/cues.yaml; empty for anything else."""
-    return [topic for topic, pattern in _design_cues().items() if pattern.search(question)]
+    """The figures of a recommendation a question asks for (advisor.understand)."""
+    return understand.design_topics(question)
 
 
-def classify(question: str, found: ProfileDraft, given: ProfileDraft | None, resized: bool = False) -> AskKind:
-    """Which kind of reply a question wants.
-
-    A size, a model size or a budget makes it a sizing request, and so does a relative
-    change of the given cluster's size ("what if we double it?", `resized`) or a phrase
-    asking for a design. Otherwise a question that asks what, how or whether ("is RoCE
-    good enough for training?") is a knowledge question, even when it names a workload
-    or a GPU. What is left and changes an earlier turn's profile ("and with Ethernet?",
-    "it is for training") continues the sizing.
-    """
-    cues = _cues()
-    if resized or any(getattr(found, name) is not None for name in SIZE_FIELDS):
-        return AskKind.recommendation
-    if cues["sizing"].search(question):
-        return AskKind.recommendation
-    if cues["knowledge"].search(question):
-        return AskKind.answer
-    if found.model_dump(exclude_none=True) and (given is not None or found.workload is not None):
-        return AskKind.recommendation
-    return AskKind.answer
+def alternative(rec: Recommendation, prefer: str) -> Recommendation | None:
+    """The same cluster sized with another fabric ("which settings if we chose RoCE?")."""
+    try:
+        return recommend(WorkloadProfile.model_validate({**rec.profile.model_dump(), "prefer": prefer}), save=False)
+    except ValidationError:
+        return None
 
 
-def ask(question: str, profile: ProfileDraft | None = None) -> AskResult:
-    """Answer a question in the context of what earlier turns established."""
-    result = _ask(question, profile.model_dump_json(exclude_none=True) if profile else None)
-    if result.recommendation is not None:  # remembered answers too: the id must be in today's database
-        store.save(result.recommendation)
-    return result
-
-
-@lru_cache(maxsize=MEMO_SIZE)
-def _ask(question: str, profile_json: str | None) -> AskResult:
-    """`ask`, remembered per question and profile: the answer depends on nothing else."""
-    profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
-    extraction = extract(question)
-    found = extraction.profile
+def understand_message(
+    question: str,
+    profile: ProfileDraft | None = None,
+    shown: Recommendation | None = None,
+    expecting: str | None = None,
+) -> tuple[Understanding, Extraction, ProfileDraft]:
+    """What a message wants (advisor.understand), with what the extractor read from it and
+    the profile merged with it: the one decision `ask`, the CLI and the chat all use."""
+    extraction = extract(question, expecting=expecting)
     earlier = profile or ProfileDraft()
     merged = extraction.applied_to(earlier)
     resized = extraction.size_factor is not None and (merged.gpu_count, merged.node_count) != (
         earlier.gpu_count,
         earlier.node_count,
     )
-    kind = classify(question, found, profile, resized)
+    decision = understand.understand(
+        question,
+        extraction.profile,
+        profile,
+        resized=resized,
+        design_shown=shown is not None,
+        knowledge_answers=_top_hit(question) is not None,
+    )
+    return decision, extraction, merged
 
-    if kind == AskKind.answer:
+
+def design_reply(rec: Recommendation, decision: Understanding, question: str, budget_usd: float | None = None) -> str:
+    """The answer to a question about the design on the table."""
+    return followup.design_answer(rec, decision.design_topics, question, budget_usd=budget_usd, alternative=alternative)
+
+
+def side_answer(rec: Recommendation, decision: Understanding) -> tuple[Answer | None, str]:
+    """The answer to a question asked inside a sizing request, as markdown to show beside
+    the recommendation: from the design when it is about it, else the knowledge base."""
+    asked = decision.side_question
+    if not asked:
+        return None, ""
+    topics = understand.design_topics(asked)
+    if topics:
+        text = followup.design_answer(rec, topics, asked, alternative=alternative)
+        return None, f"**You also asked:** _{asked}_\n\n{text}"
+    hit = answer(asked)
+    if hit is None:
+        return None, ""
+    return hit, f"**You also asked:** _{asked}_\n\n{markdown.answer_markdown(hit)}"
+
+
+def ask(question: str, profile: ProfileDraft | None = None, recommendation_id: str | None = None) -> AskResult:
+    """Answer a question in the context of what earlier turns established (`profile`) and
+    the design on the table (`recommendation_id`, for "price?" or "what MTU do we set?")."""
+    result = _ask(question, profile.model_dump_json(exclude_none=True) if profile else None, recommendation_id)
+    if result.recommendation is not None:  # remembered answers too: the id must be in today's database
+        store.save(result.recommendation)
+    return result
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _ask(question: str, profile_json: str | None, recommendation_id: str | None = None) -> AskResult:
+    """`ask`, remembered per question, profile and design: the answer depends on nothing else."""
+    profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
+    shown = get_recommendation(recommendation_id) if recommendation_id else None
+    # after a design, a bare number is its new GPU count ("and at 512?"), as in the chat
+    decision, extraction, merged = understand_message(question, profile, shown, "gpu_count" if shown else None)
+
+    if decision.want == Want.design and shown is not None:
+        return AskResult(
+            kind=AskKind.design_answer,
+            profile=merged,
+            missing=merged.missing(),
+            recommendation=shown,
+            reply=design_reply(shown, decision, question, extraction.profile.budget_usd),
+        )
+    if decision.want != Want.sizing:
         hit = answer(question)
         if hit is not None:
             return AskResult(
@@ -152,7 +175,6 @@ def _ask(question: str, profile_json: str | None) -> AskResult:
                 answer=hit,
                 reply=markdown.answer_markdown(hit),
             )
-        kind = AskKind.recommendation
 
     missing = merged.missing()
     if missing:
@@ -173,10 +195,15 @@ def _ask(question: str, profile_json: str | None) -> AskResult:
             reply=markdown.invalid_profile_markdown(exc),
         )
     rec = recommend(complete)
+    side, side_text = side_answer(rec, decision)
+    summary = markdown.recommendation_markdown(rec)
+    if decision.design_topics and shown is not None:  # "and the sync time at 512?"
+        summary = design_reply(rec, decision, question) + "\n\n" + summary
     return AskResult(
         kind=AskKind.recommendation,
         profile=merged,
         missing=[],
         recommendation=rec,
-        reply=markdown.recommendation_markdown(rec),
+        answer=side,
+        reply="\n\n".join(filter(None, [summary, side_text])),
     )

@@ -30,9 +30,10 @@ from pydantic import BaseModel
 from advisor.settings import settings  # a leaf module: imports nothing of the project
 from knowledge import sources
 
-#: bm25 weights of the indexed columns, in index order: title, text, aliases.
-FTS_COLUMNS = ("title", "text", "aliases")
-FTS_WEIGHTS = (8.0, 1.0, 4.0)
+#: bm25 weights of the indexed columns, in index order: title, text, aliases, questions
+#: (the paraphrases of the questions an entry answers, written as customers ask them).
+FTS_COLUMNS = ("title", "text", "aliases", "questions")
+FTS_WEIGHTS = (8.0, 1.0, 4.0, 4.0)
 
 
 class BuildResult(BaseModel):
@@ -117,6 +118,7 @@ def _write(path: Path, records: list[sources.Record], digest: str) -> None:
                     "text": r.data["text"],
                     "source": r.data["source"],
                     "aliases": " | ".join(r.data["aliases"]),
+                    "questions": " | ".join(str(q) for q in r.data.get("questions") or []),
                     "note": r.data["note"],
                     "data": json.dumps(r.data, ensure_ascii=False),
                 }

@@ -54,6 +54,11 @@ def _vocabulary() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
     return stopwords, synonyms
 
 
+def is_stopword(word: str) -> bool:
+    """A word that frames a question rather than names its subject ("what", "actually")."""
+    return word.lower() in _vocabulary()[0]
+
+
 def is_query_word(word: str) -> bool:
     """A stopword, or a short form the search expands ("ib" -> "infiniband")."""
     stopwords, synonyms = _vocabulary()

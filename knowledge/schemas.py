@@ -28,6 +28,8 @@ class SourceEntry(BaseModel):
     text: str = Field(min_length=1)
     source: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list)
+    # paraphrases of the questions the entry answers, indexed for search (issue 14)
+    questions: list[str] = Field(default_factory=list)
     note: str = ""
 
 
@@ -217,4 +219,5 @@ KINDS: dict[str, type[SourceEntry]] = {
     "nccl_results": NcclResultEntry,
     "price_book": PriceEntry,
     "bom_assumptions": BomAssumptionsEntry,
+    "practice": SourceEntry,  # how fabrics are built and run, in customers' words (issue 14)
 }

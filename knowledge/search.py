@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from knowledge import store
+from knowledge import store, vectors
 from knowledge.query import MAX_INPUT_CHARS, boost, fts_query, is_query_word
 
 MAX_LIMIT = 50
@@ -41,7 +41,9 @@ class Entry(BaseModel):
     )
     note: str = Field(default="", description="Where the guide and the vendor differ, if they do.", examples=[""])
     score: float = Field(
-        default=0.0, description="bm25 relevance, higher is better; 0 outside search.", examples=[7.42]
+        default=0.0,
+        description="Relevance (bm25 blended with similarity of meaning), higher is better; 0 outside search.",
+        examples=[0.82],
     )
 
 
@@ -69,11 +71,24 @@ limit :limit
 """
 
 
+#: share of the meaning similarity (knowledge/vectors.py) in the blended relevance; the
+#: rest is bm25, scaled so the best candidate has 1
+MEANING_SHARE = 0.6
+#: candidates the meaning similarity adds besides bm25's (questions that share no word),
+#: when at least this similar: below it, shared letter sequences are chance ("zettabyte")
+MEANING_CANDIDATES = 10
+MIN_MEANING = 0.25
+_ROWS_SQL = f"select {', '.join(_ENTRY_COLUMNS)} from entries where id in (select value from json_each(:ids))"
+
+
 def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> list[Entry]:
     """The entries that best answer `text`, best first (at most `limit`, capped at 50).
 
-    Any input is safe: punctuation and FTS syntax are stripped, and a question with no
-    searchable word returns an empty list.
+    Candidates come from bm25 full-text search (weighted columns: title, aliases and
+    question paraphrases above the body) and from similarity of meaning; each is scored
+    by a blend of the two, times its kind's boost (search_terms.yaml). Any input is safe:
+    punctuation and FTS syntax are stripped, and a question with no searchable word
+    returns an empty list.
     """
     limit = max(0, min(int(limit), MAX_LIMIT))
     query = fts_query(text)
@@ -81,17 +96,49 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
         return []
     db = store.connection(db_path)
     try:
-        # bm25 candidates (rank is negative, lower is better), re-scored by kind
+        # bm25 candidates (rank is negative, lower is better)
         rows = db.execute(_SEARCH_SQL, {"query": query, "limit": max(4 * limit, 20)}).fetchall()
     except sqlite3.OperationalError as exc:  # a query the tokenizer still rejects
         if "fts5" in str(exc).lower():
             return []
         raise
-    hits = [
-        Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=False)), score=round(-row[-1] * boost(row[2]), 4)) for row in rows
-    ]
-    hits.sort(key=lambda hit: hit.score, reverse=True)
-    return hits[:limit]
+    bm25 = {row[0]: -row[-1] for row in rows}
+    entries = {row[0]: Entry(**dict(zip(_ENTRY_COLUMNS, row[:-1], strict=True))) for row in rows}
+    meaning = _meaning_index(db, db_path).similarities(str(text)[:MAX_INPUT_CHARS])
+    ranked = sorted(meaning, key=meaning.__getitem__, reverse=True)[:MEANING_CANDIDATES]
+    extra = [i for i in ranked if i not in entries and meaning[i] >= MIN_MEANING]
+    if extra:
+        for row in db.execute(_ROWS_SQL, {"ids": json.dumps(extra)}).fetchall():
+            entries[row[0]] = Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=True)))
+    best_bm25 = max(bm25.values(), default=0.0) or 1.0
+    for entry_id, hit in entries.items():
+        relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(
+            entry_id, 0.0
+        )
+        hit.score = round(relevance * boost(hit.kind), 4)
+    hits = sorted(entries.values(), key=lambda hit: hit.score, reverse=True)
+    return [hit for hit in hits if hit.score > 0][:limit]
+
+
+def _meaning_index(db: Any, db_path: str | Path | None) -> vectors.Index:
+    """The meaning index of this database file, built once per build of it."""
+    path = store.resolve_db_path(db_path).resolve()
+    stat = path.stat()
+    key = f"{path}:{stat.st_ino}:{stat.st_mtime_ns}"
+    index = vectors.index_for(key)
+    if index is None:
+        rows = db.execute("select id, title, aliases, questions, text from entries order by rowid").fetchall()
+        texts = [
+            vectors.EntryText(
+                id=row[0],
+                phrasings=tuple(p for p in [row[1], *row[2].split(" | "), *row[3].split(" | ")] if p.strip()),
+                body=row[4],
+            )
+            for row in rows
+        ]
+        index = vectors.index_for(key, texts)
+    assert index is not None
+    return index
 
 
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")

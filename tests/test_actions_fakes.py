@@ -149,7 +149,7 @@ class FakeService:
     def get_recommendation(self, rec_id: str) -> Recommendation | None:
         return self.stored.get(rec_id)
 
-    def answer(self, question: str):
+    def answer(self, question: str, min_relevance: float = 0.0):
         self.calls.append(("answer", question))
         return self.answers.get(question)
 

@@ -12,6 +12,7 @@ import uuid
 import httpx
 import pytest
 
+from advisor import service
 from bot import launch
 from ops.processes import RASA_BIN
 
@@ -284,3 +285,53 @@ def test_the_web_widget_gets_the_recommendation_over_socketio(stack):
     assert payloads[0]["diagram_url"].endswith(f"/v1/recommendations/{rec['id']}/diagram.svg")
     # the card carries the summary: the widget is not sent the same text twice
     assert not any("**Recommendation:" in (m.get("text") or "") for m in received)
+
+
+# --- issue 14: the chat follows the conversation, with the advisor's one understanding ---
+
+
+def test_a_question_phrased_in_unexpected_words_gets_the_right_entry(chat):
+    reply = chat.say("how fast do the GPUs inside one server talk to each other?")
+    assert "NVLink" in reply and "900 GB/s" in reply
+    reply = chat.say("why is AI training traffic so different from normal data-centre traffic?")
+    assert "all-reduce" in reply.lower() or "east-west" in reply.lower()
+
+
+def test_a_question_naming_a_size_asks_for_the_guides_figure_not_a_design(chat):
+    reply = chat.say("What would the InfiniBand fabric for 16 DGX H100 servers cost?")
+    assert "$200K" in reply and "To size the network" not in reply and "How many GPUs" not in reply
+
+
+def test_follow_ups_are_answered_from_the_design_on_the_table(chat):
+    chat.say("We will train a 70B model on 256 H100s, total budget $12M")
+    rec_id = chat.slots()["recommendation_id"]
+    cost = chat.say("what's that going to cost us?")
+    assert "For the design I recommended" in cost and "$" in cost
+    share = chat.say("and as a share of the budget?")
+    assert "%" in share and "$12,000,000" in share
+    sync = chat.say("how long does one gradient sync take on it?")
+    assert "All-reduce" in sync and " ms" in sync
+    settings = chat.say("which switch settings does it need?")
+    assert "subnet manager" in settings.lower() and "MTU" in settings
+    assert chat.slots()["recommendation_id"] == rec_id  # nothing was re-sized
+
+
+def test_a_question_inside_a_sizing_request_is_answered_beside_the_design(chat):
+    reply = chat.say("We're training a 400B model on 8,192 H100s - is Dragonfly+ worth considering at this size?")
+    assert "**Recommendation:" in reply
+    assert "You also asked" in reply and "Dragonfly" in reply
+
+
+def test_a_correction_after_a_refused_size_is_read_as_the_gpu_count(chat):
+    refused = chat.say("size a training network for 3,000,000 GPUs")
+    assert "**Recommendation:" not in refused
+    reply = chat.say("sorry, I meant 3000")
+    assert "**Recommendation:" in reply
+    assert chat.slots()["gpu_count"] == 3000
+
+
+def test_the_chat_and_the_api_read_a_serving_request_the_same_way(chat):
+    text = "we want to host model serving on 40 servers with 8 L40S each"
+    from_api = service.ask(text)
+    chat.say(text)
+    assert chat.slots()["workload"] == from_api.profile.workload == "inference"

@@ -52,6 +52,7 @@ def test_subjects_are_the_source_files(records):
         "links",
         "nccl_results",
         "ports",
+        "practice",
         "pricebook",
         "roce",
         "technologies",

@@ -112,29 +112,38 @@ def configuration_lines(configuration: FabricConfiguration | None) -> list[str]:
     return lines
 
 
+DESIGN_LINES = ("switches", "cables", "ports", "topology", "cost", "allreduce")
+
+
+def design_line(rec: Recommendation, topic: str) -> str:
+    """The summary line of the design that answers a topic (one of DESIGN_LINES)."""
+    f, t, perf = rec.fabric, rec.topology, rec.performance
+    if topic == "switches":
+        return f"- **Switches:** {switches_line(t)}" + (f" ({f.switch_model})" if f.switch_model else "")
+    if topic == "cables":
+        return f"- **Cables:** {cables_line(t)}"
+    if topic == "ports":
+        return f"- **Ports per server:** {ports_line(rec.ports_per_server)}"
+    if topic == "topology":
+        return f"- **Topology:** {topology_line(t)}"
+    if topic == "cost":
+        return f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)} _({rec.cost.basis})_"
+    if perf.allreduce_ms is None:
+        return "- **All-reduce:** none between servers (inference)"
+    return (
+        f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation of "
+        f"{(perf.message_bytes or 0) / 1e9:g} GB per GPU"
+        + (f"; plan {plan_line(perf)}" if perf.plan else "")
+        + (f"; {step_line(perf.step)}" if perf.step else "")
+        + f" ({'; '.join(perf.assumptions)})"
+    )
+
+
 def design_answer(rec: Recommendation, topics: list[str]) -> str:
     """The figures a follow-up question asks for ("how many switches is that?"), taken
     from the recommendation shown, so the answer is about this design, not in general."""
-    f, t, perf = rec.fabric, rec.topology, rec.performance
-    lines = {
-        "switches": f"- **Switches:** {switches_line(t)}" + (f" ({f.switch_model})" if f.switch_model else ""),
-        "cables": f"- **Cables:** {cables_line(t)}",
-        "ports": f"- **Ports per server:** {ports_line(rec.ports_per_server)}",
-        "topology": f"- **Topology:** {topology_line(t)}",
-        "cost": f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)}"
-        f" _({rec.cost.basis})_",
-        "allreduce": (
-            f"- **All-reduce:** about {duration(perf.allreduce_ms)} per gradient synchronisation of "
-            f"{(perf.message_bytes or 0) / 1e9:g} GB per GPU"
-            + (f"; plan {plan_line(perf)}" if perf.plan else "")
-            + (f"; {step_line(perf.step)}" if perf.step else "")
-            + f" ({'; '.join(perf.assumptions)})"
-            if perf.allreduce_ms is not None
-            else "- **All-reduce:** none between servers (inference)"
-        ),
-    }
-    wanted = [lines[topic] for topic in topics if topic in lines]
-    return "\n".join([f"For the design I recommended ({f.name}, {workload_line(rec)}):", *wanted])
+    wanted = [design_line(rec, topic) for topic in topics if topic in DESIGN_LINES]
+    return "\n".join([f"For the design I recommended ({rec.fabric.name}, {workload_line(rec)}):", *wanted])
 
 
 def top_reasons(rec: Recommendation, count: int) -> list[Reason]:
@@ -278,8 +287,21 @@ def changes_markdown(old: Recommendation, new: Recommendation) -> str:
     return f"{what_changed_markdown(old, new)}\n\n{recommendation_markdown(new, reasons=3)}"
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def lead_and_detail(text: str) -> tuple[str, str]:
+    """The first sentence of an answer (the direct answer) and the rest (the detail)."""
+    parts = _SENTENCE_END.split(text.strip(), maxsplit=1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
 def answer_markdown(answer: Answer) -> str:
-    entry = f"**{answer.topic}**\n\n{answer.text}\n\n_Source: {answer.source}_"
+    """The direct answer first (the entry's first sentence) with its source, then the detail."""
+    lead, detail = lead_and_detail(answer.text)
+    entry = f"**{answer.topic}**: {lead}\n\n_Source: {answer.source}_"
+    if detail:
+        entry += f"\n\n{detail}"
     if not answer.not_covered:
         return entry
     terms = ", ".join(answer.not_covered)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any
 
 from rasa_sdk import Tracker
@@ -9,7 +10,8 @@ from rasa_sdk.events import EventType, Restarted
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.settings import settings
-from bot.actions import output, profile, recommend, replies
+from advisor.understand import Want
+from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
 
 ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
@@ -18,25 +20,80 @@ ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
 class ActionFallback(AdvisorAction):
     """When Rasa is unsure what the user meant.
 
-    If the message still gave workload details, they are not dropped: the cluster is
-    sized when it can be (saying what changed when it replaces a recommendation), else
-    the reply asks for what is missing. Otherwise the reply lists, with examples, what
-    the advisor can do.
+    The advisor's understanding still reads the message (bot.actions.respond): workload
+    details are sized (or what is missing asked for), a follow-up about the design on the
+    table is answered from it, a question the knowledge base answers with confidence is
+    answered. Otherwise the reply lists, with examples, what the advisor can do.
     """
 
     def name(self) -> str:
         return "action_fallback"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        if profile.slots_set_this_turn(tracker):
-            return recommend.recommend(dispatcher, tracker)
-        return self.otherwise(dispatcher, tracker)
+        if profile.latest_intent(tracker) in ACKNOWLEDGEMENTS and not profile.slots_set_this_turn(tracker):
+            return self.otherwise(dispatcher, tracker)
+        return respond.respond(
+            dispatcher, tracker, lambda: self.otherwise(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
+        )
 
     def otherwise(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
         # "ok" or "no" with nothing pending was understood, it just asks nothing
         lead = "acknowledged" if profile.latest_intent(tracker) in ACKNOWLEDGEMENTS else "fallback"
         output.say(dispatcher, tracker, f"{replies.text(lead)} {replies.text('capabilities')}")
         return []
+
+
+class SmallTalk(AdvisorAction):
+    """Greetings, thanks, goodbyes, "are you a bot?", "what can you do?": the domain's
+    reply, unless the advisor's understanding says the words ask about the design on the
+    table, size a cluster or ask a question ("how long would the all-reduce take?" is not
+    a goodbye, "and as a share of $15M?" not a bot challenge, whatever Rasa heard)."""
+
+    reply_key = ""
+
+    @abstractmethod
+    def name(self) -> str:
+        """The action's name (each small-talk action is its own)."""
+
+    def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        decision, _, shown = respond.understanding(tracker)
+        if (decision.want == Want.design and shown is not None) or decision.want in (Want.sizing, Want.question):
+            return respond.respond(
+                dispatcher, tracker, lambda: self.reply(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
+            )
+        return self.reply(dispatcher, tracker)
+
+    def reply(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
+        output.say(dispatcher, tracker, replies.text(self.reply_key))
+        return []
+
+
+class ActionGreet(SmallTalk):
+    reply_key = "greet"
+
+    def name(self) -> str:
+        return "action_greet"
+
+
+class ActionGoodbye(SmallTalk):
+    reply_key = "goodbye"
+
+    def name(self) -> str:
+        return "action_goodbye"
+
+
+class ActionThank(SmallTalk):
+    reply_key = "you_are_welcome"
+
+    def name(self) -> str:
+        return "action_thank"
+
+
+class ActionBotChallenge(SmallTalk):
+    reply_key = "iamabot"
+
+    def name(self) -> str:
+        return "action_bot_challenge"
 
 
 class ActionCapabilities(AdvisorAction):
@@ -47,8 +104,14 @@ class ActionCapabilities(AdvisorAction):
         return "action_capabilities"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        output.say(dispatcher, tracker, replies.text("capabilities"))
-        return []
+        def capabilities() -> list[EventType]:
+            output.say(dispatcher, tracker, replies.text("capabilities"))
+            return []
+
+        decision, _, shown = respond.understanding(tracker)
+        if decision.want == Want.design and shown is not None:  # "what NICs would you use?"
+            return respond.respond(dispatcher, tracker, capabilities)
+        return capabilities()
 
 
 class ActionOutOfScope(ActionFallback):

@@ -28,7 +28,8 @@ from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
 import extraction
 from advisor.render import markdown
-from bot.actions import output, profile, replies
+from advisor.understand import Want
+from bot.actions import output, profile, replies, respond
 from rules.models import ProfileDraft
 
 logger = logging.getLogger(__name__)
@@ -82,6 +83,9 @@ class ValidateSizingForm(FormValidationAction):
 
         missing = draft.missing()
         next_slot = missing[0] if missing else None
+        if next_slot and not events and not profile.answered_since_user(tracker) and self._asks_instead(tracker):
+            # a question Rasa took for a sizing request: end the form, action_recommend answers it
+            return [SlotSet(REQUESTED_SLOT, None)]
         if next_slot and not events:
             # the form's first question: say first why a size the message gave is not used
             self._explain_unusable_sizes(dispatcher, tracker)
@@ -89,6 +93,12 @@ class ValidateSizingForm(FormValidationAction):
             output.say(dispatcher, tracker, **replies.question(next_slot))
         events.append(SlotSet(REQUESTED_SLOT, next_slot))
         return events
+
+    @staticmethod
+    def _asks_instead(tracker: Tracker) -> bool:
+        """The message that started the form asks a question (advisor.understand), not for a design."""
+        decision, _, _ = respond.understanding(tracker)
+        return decision.want != Want.sizing
 
     @staticmethod
     def _explain_unusable_sizes(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:

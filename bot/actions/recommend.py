@@ -11,65 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 from rasa_sdk import Tracker
-from rasa_sdk.events import EventType, SlotSet
+from rasa_sdk.events import EventType
 from rasa_sdk.executor import CollectingDispatcher
 
 import extraction
 from advisor import service
 from advisor.render import markdown
-from bot.actions import output, profile, replies
+from advisor.understand import Want
+from bot.actions import design, output, profile, replies, respond
 from bot.actions.base import AdvisorAction
-from rules.models import Recommendation
 
-
-def shown_recommendation(tracker: Tracker) -> Recommendation | None:
-    """The last recommendation shown in this conversation, if it is still stored."""
-    rec_id = tracker.get_slot(profile.RECOMMENDATION_SLOT)
-    return service.get_recommendation(rec_id) if rec_id else None
-
-
-def recommend_from_slots(tracker: Tracker) -> Recommendation | None:
-    """A fresh recommendation for the profile in the slots; None while details are missing.
-
-    Raises pydantic.ValidationError when the details do not fit together.
-    """
-    draft = profile.draft_from_slots(tracker.slots)
-    if draft.missing():
-        return None
-    return service.recommend(service.complete_profile(draft))
-
-
-def recommendation_for_question(tracker: Tracker) -> Recommendation | None:
-    """What "why?" or "compare" refers to: the one shown, else one for the slots."""
-    return shown_recommendation(tracker) or recommend_from_slots(tracker)
-
-
-def ask_for_missing(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
-    missing = profile.draft_from_slots(tracker.slots).missing()
-    output.say(dispatcher, tracker, markdown.clarification_markdown(missing))
-
-
-def remember(tracker: Tracker, rec: Recommendation) -> list[EventType]:
-    if tracker.get_slot(profile.RECOMMENDATION_SLOT) == rec.id:
-        return []
-    return [SlotSet(profile.RECOMMENDATION_SLOT, rec.id)]
-
-
-def present(
-    dispatcher: CollectingDispatcher, tracker: Tracker, rec: Recommendation, previous: Recommendation | None
-) -> list[EventType]:
-    """Show rec (leading with what changed when it replaces a different one) and remember it."""
-    output.send_recommendation(dispatcher, tracker, rec, previous)
-    return remember(tracker, rec)
-
-
-def recommend(dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
-    """Recommend for the slots, or ask for what is missing."""
-    rec = recommend_from_slots(tracker)
-    if rec is None:
-        ask_for_missing(dispatcher, tracker)
-        return []
-    return present(dispatcher, tracker, rec, shown_recommendation(tracker))
+shown_recommendation = design.shown_recommendation
+recommend_from_slots = design.recommend_from_slots
+recommendation_for_question = design.recommendation_for_question
+ask_for_missing = design.ask_for_missing
+remember = design.remember
+present = design.present
+recommend = design.recommend
 
 
 class ActionRecommend(AdvisorAction):
@@ -79,7 +37,9 @@ class ActionRecommend(AdvisorAction):
         return "action_recommend"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        return recommend(dispatcher, tracker)
+        # through the understanding: the form may have ended on a question ("what would IB
+        # for 16 DGX H100 cost?"), and a complete profile may come with one ("is IB worth it?")
+        return respond.respond(dispatcher, tracker, lambda: recommend(dispatcher, tracker))
 
 
 class ActionWhatIf(AdvisorAction):
@@ -89,13 +49,24 @@ class ActionWhatIf(AdvisorAction):
         return "action_what_if"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        decision, _, _ = respond.understanding(tracker)
+        if decision.want != Want.sizing:  # "what about the MTU?", "what about SHARP?"
+            return respond.respond(dispatcher, tracker, lambda: self.what_if(dispatcher, tracker))
+        return self.what_if(dispatcher, tracker)
+
+    def what_if(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
         rec = recommend_from_slots(tracker)
         if rec is None:
             ask_for_missing(dispatcher, tracker)
             return []
         previous = shown_recommendation(tracker)
         if previous is not None and previous.id == rec.id:
-            output.say(dispatcher, tracker, replies.text("nothing_changed"))
+            decision, found, _ = respond.understanding(tracker)
+            if decision.design_topics:  # "and the sync time at 512?" with 512 on the table already
+                text = profile.latest_text(tracker)
+                output.say(dispatcher, tracker, service.design_reply(rec, decision, text, found.budget_usd))
+            else:
+                output.say(dispatcher, tracker, replies.text("nothing_changed"))
             return []
         return present(dispatcher, tracker, rec, previous)
 
@@ -107,6 +78,14 @@ class ActionExplain(AdvisorAction):
         return "action_explain"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        decision, found, shown = respond.understanding(tracker)
+        topics = [t for t in decision.design_topics if t != "why_not"]
+        if shown is not None and topics:  # "justify why a lossless fabric is required", "why that price?"
+            text = profile.latest_text(tracker)
+            output.say(dispatcher, tracker, service.design_reply(shown, decision, text, found.budget_usd))
+            return []
+        if shown is not None and respond.names_a_topology(profile.latest_text(tracker)):
+            return respond.respond(dispatcher, tracker, list)  # "why not Dragonfly+?"
         rec = recommendation_for_question(tracker)
         if rec is None:
             output.say(dispatcher, tracker, replies.text("no_recommendation"))

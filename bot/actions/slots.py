@@ -13,6 +13,7 @@ counts when the conversation has just asked for one (`expected_count`).
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from rasa_sdk import Tracker
@@ -21,6 +22,7 @@ from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import ValidationAction
 
 import extraction
+from advisor import understand
 from bot.actions import profile
 
 logger = logging.getLogger(__name__)
@@ -47,12 +49,27 @@ class ValidateSlotMappings(ValidationAction):
 _CORRECTIONS = frozenset({"what_if", "inform", "ask_recommendation", "deny", "out_of_scope", "nlu_fallback"})
 
 
+# "which one does our design use?": "one" picks a thing, it is no count
+_PICKS_ONE = re.compile(r"\b(?:which|that|this|the|each|every|any)\s+one\b", re.I)
+
+
+def refused_a_size(tracker: Tracker) -> bool:
+    """The user's previous message gave a size that could not be used (out of range)."""
+    texts = [e.get("text") or "" for e in tracker.events if e.get("event") == "user"]
+    return len(texts) >= 2 and bool(extraction.extract(texts[-2]).rejected)
+
+
 def expected_count(tracker: Tracker) -> str | None:
     """The count a bare number in this message answers: the one the sizing form asked
     for, else, once a recommendation was shown, its GPU count."""
     requested = tracker.get_slot("requested_slot")
     if tracker.active_loop_name == "sizing_form" and requested in profile.SIZE_SLOTS:
         return requested
+    text = profile.latest_text(tracker)
+    if _PICKS_ONE.search(text) or (understand.design_topics(text) and not any(c.isdigit() for c in text)):
+        return None  # "how long does one gradient sync take?" asks about the design
+    if refused_a_size(tracker):  # "3,000,000 GPUs" was refused: "sorry, 3000" corrects it
+        return "gpu_count"
     if tracker.get_slot(profile.RECOMMENDATION_SLOT) and profile.latest_intent(tracker) in _CORRECTIONS:
         return "gpu_count"
     return None

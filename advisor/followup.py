@@ -1,0 +1,151 @@
+"""Answers about the design on the table: its price, its share of the budget, the time of
+one gradient sync, the switches, NICs and cables it uses, the settings its switches need,
+and why not another fabric or topology.
+
+Figures come from the recommendation itself; settings and background come from the
+knowledge base entries named below, each quoted with its source, so the answer about a
+design never says something the knowledge base does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import knowledge
+from advisor.render import markdown
+from extraction import fabrics_named
+from rules.models import Recommendation, Technology
+
+#: knowledge entries that answer a settings topic, per fabric family of the design
+SETTINGS_ENTRIES = {
+    "infiniband": ["glossary-subnet-manager", "glossary-mtu", "glossary-sharp", "practice-infiniband-flow-control"],
+    "rocev2": ["glossary-ecn-thresholds", "glossary-mtu"],
+    "ethernet": ["glossary-mtu"],
+    "nvlink": [],
+}
+TOPIC_ENTRIES = {
+    "mtu": ["glossary-mtu"],
+    "qos": ["glossary-ecn-thresholds"],
+    "cables": ["glossary-optics"],
+}
+MANAGEMENT_ENTRIES = {
+    "infiniband": ["glossary-ufm", "glossary-subnet-manager"],
+    "rocev2": ["glossary-spectrum-x"],
+    "ethernet": ["glossary-spectrum-x"],
+    "nvlink": [],
+}
+LOSSLESS_ENTRIES = {
+    "infiniband": ["practice-infiniband-flow-control"],
+    "rocev2": ["glossary-lossless-ethernet", "glossary-pfc"],
+    "ethernet": ["glossary-lossless-ethernet"],
+    "nvlink": [],
+}
+TOPOLOGY_WORDS = {
+    "topology-dragonfly-plus": re.compile(r"dragon\s*fly", re.I),
+    "glossary-rail-only": re.compile(r"rail[- ]only|drop\s+the\s+spines?|without\s+(?:the\s+)?spines?", re.I),
+    "topology-fat-tree": re.compile(r"fat[- ]?tree|clos", re.I),
+    "topology-rail-optimized": re.compile(r"rail[- ]optimi[sz]ed", re.I),
+}
+
+Alternative = Callable[[Recommendation, str], Recommendation | None]
+
+
+def family(technology: Technology | str) -> str:
+    value = str(technology)
+    if value.startswith("infiniband"):
+        return "infiniband"
+    if value.startswith("nvlink"):
+        return "nvlink"
+    return value
+
+
+def _quote(entry_id: str) -> str:
+    entry = knowledge.entry(entry_id)
+    return f"{entry.text} _(Source: {entry.source})_" if entry else ""
+
+
+def _quotes(entry_ids: list[str]) -> list[str]:
+    return [f"- {text}" for text in map(_quote, entry_ids) if text]
+
+
+def _budget_line(rec: Recommendation, budget_usd: float | None) -> str:
+    low, high = rec.cost.network_usd_low, rec.cost.network_usd_high
+    budget = budget_usd or rec.profile.budget_usd
+    if not budget:
+        return (
+            f"- **Share of the budget:** no cluster budget was given; the network costs "
+            f'{markdown.cost_range(low, high)}. Tell me the budget (e.g. "$10M total") for its share.'
+        )
+    return (
+        f"- **Share of the budget:** {low / budget:.1%} - {high / budget:.1%} of the "
+        f"${budget:,.0f} budget ({markdown.cost_range(low, high)} for the network)."
+    )
+
+
+def _settings_lines(rec: Recommendation, question: str, alternative: Alternative | None) -> list[str]:
+    """The settings of the design's fabric, or of the fabric the question names ("if we
+    chose RoCEv2"), from the recommendation when it lists them, else the knowledge base."""
+    named = [name for name in fabrics_named(question) if family(name) != family(rec.fabric.technology)]
+    target = rec
+    if named and alternative is not None:
+        target = alternative(rec, named[0]) or rec
+    lines = [f"- **{s.setting}:** {s.value} _(Source: {s.source})_" for s in target.roce_configuration]
+    if not lines:
+        lines = _quotes(SETTINGS_ENTRIES.get(family(target.fabric.technology), []))
+    if not lines:
+        return [f"- **Settings:** {target.fabric.name} needs no fabric settings beyond the servers' own NVLink."]
+    head = f"- **Switch and NIC settings for {target.fabric.name}:**"
+    return [head, *("  " + line for line in lines)]
+
+
+def _why_not_lines(rec: Recommendation, question: str) -> list[str]:
+    """ "Why not RoCE?", "is Dragonfly+ worth it?": what the named fabric would have meant
+    for this cluster, or what the named topology is and which one the design uses."""
+    lines: list[str] = []
+    named = fabrics_named(question)
+    if named:
+        lead = markdown.why_markdown(rec, named).split(f"**Why {rec.fabric.name}")[0].strip()
+        lines.append(lead or f"- The design already uses {rec.fabric.name}.")
+    for entry_id, pattern in TOPOLOGY_WORDS.items():
+        if pattern.search(question):
+            lines.append(f"- {_quote(entry_id)}")
+            lines.append(f"- The design I recommended is a {markdown.topology_line(rec.topology)}.")
+    return lines or [markdown.why_markdown(rec)]
+
+
+def design_answer(
+    rec: Recommendation,
+    topics: list[str],
+    question: str = "",
+    *,
+    budget_usd: float | None = None,
+    alternative: Alternative | None = None,
+) -> str:
+    """The answer to a question about the design on the table, led by the design it is
+    about; one part per topic asked (advisor/cues.yaml `design`)."""
+    fam = family(rec.fabric.technology)
+    lines: list[str] = []
+    for topic in dict.fromkeys(topics):
+        if topic == "budget_share":
+            lines.append(_budget_line(rec, budget_usd))
+        elif topic == "settings":
+            lines += _settings_lines(rec, question, alternative)
+        elif topic == "management":
+            lines += _quotes(MANAGEMENT_ENTRIES.get(fam, [])) or ["- No fabric management software: one server."]
+        elif topic == "lossless":
+            lines += _quotes(LOSSLESS_ENTRIES.get(fam, [])) or ["- No network fabric: NVLink inside the server."]
+        elif topic == "nics":
+            nic = f" ({rec.fabric.nic_model})" if rec.fabric.nic_model else ""
+            lines.append(
+                f"- **NICs:** {rec.fabric.link_gbps} Gb/s{nic} per compute port; per server "
+                f"{markdown.ports_line(rec.ports_per_server)}"
+            )
+        elif topic == "why_not":
+            lines += _why_not_lines(rec, question)
+        elif topic in markdown.DESIGN_LINES:
+            lines.append(markdown.design_line(rec, topic))
+            lines += _quotes(TOPIC_ENTRIES.get(topic, []))
+        else:
+            lines += _quotes(TOPIC_ENTRIES.get(topic, []))
+    return "\n".join([f"For the design I recommended ({rec.fabric.name}, {markdown.workload_line(rec)}):", *lines])

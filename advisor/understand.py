@@ -1,0 +1,193 @@
+"""The one decision of what a message wants, used by `/v1/ask`, the CLI and the chat.
+
+The chat's intent classifier (Rasa) routes a turn to an action, but which reply the
+message gets (a design, a knowledge answer, an answer about the design on the table) is
+decided here, from the message, what earlier turns established and whether a design is
+shown. The action server calls `understand` for every turn that is not small talk, so
+the chat and the API cannot disagree on the same words.
+
+The decision, in order:
+
+1. Once a design is shown, a message asking about one of its figures or settings
+   (advisor/cues.yaml `design`: "price?", "what MTU do we set", "why not Dragonfly+?") is
+   about that design, unless it gives a new GPU or server count (a what-if).
+2. A relative resize ("double it") or a GPU/server count, model size or budget is a
+   sizing request, except a question ("what would ...", "is ... worth it") that names no
+   workload, asks for nothing to be designed, continues no sizing of earlier turns, and
+   that the knowledge base answers: "what does an InfiniBand fabric for 16 DGX H100
+   cost?" asks for the guide's figure, not for a design.
+3. A phrase asking for a design ("what network do we need") is a sizing request; a
+   question (what, how, why, is ...) is a knowledge question; details that continue or
+   start a profile ("it is for training") continue the sizing.
+
+A sizing request can carry a question of its own ("..., is Dragonfly+ worth
+considering?"): `side_question` is that clause, answered beside the recommendation.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, Field
+
+from rules.models import ProfileDraft
+
+CUES_FILE = Path(__file__).with_name("cues.yaml")
+SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
+COUNT_FIELDS = ("gpu_count", "node_count")
+#: a message of at most this many words that names a design topic is about the design
+#: shown even without "it" or "our" ("price?", "and mtu?", "switch count")
+SHORT_FOLLOW_UP_WORDS = 5
+
+
+class Want(StrEnum):
+    sizing = "sizing"
+    question = "question"
+    design = "design"
+    other = "other"  # tells nothing the advisor reads: small talk, a bare term ("SHARP")
+
+
+class Understanding(BaseModel):
+    """What a message wants, and what to answer it from."""
+
+    want: Want
+    design_topics: list[str] = Field(default_factory=list, description="Figures of the design asked about.")
+    side_question: str | None = Field(default=None, description="A question asked inside a sizing request.")
+
+
+@cache
+def _cue_file() -> dict:
+    return yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
+
+
+def _pattern(phrases: list[str]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(?:" + "|".join(phrases) + r")(?![\w-])", re.I)
+
+
+@cache
+def _cues() -> dict[str, re.Pattern[str]]:
+    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic")}
+
+
+@cache
+def _design_cues() -> dict[str, re.Pattern[str]]:
+    return {topic: _pattern(phrases) for topic, phrases in _cue_file()["design"].items()}
+
+
+def design_topics(question: str) -> list[str]:
+    """The figures of a recommendation a question asks for ("how many switches is that?"
+    -> ["switches"]), in the order of advisor/cues.yaml; empty for anything else."""
+    return [topic for topic, pattern in _design_cues().items() if pattern.search(question)]
+
+
+def is_question(text: str) -> bool:
+    """It asks something (a question word or a question mark), rather than tells."""
+    return bool(_cues()["knowledge"].search(text)) or text.rstrip().endswith("?")
+
+
+def asks_for_design(text: str) -> bool:
+    return bool(_cues()["sizing"].search(text))
+
+
+def about_shown_design(text: str) -> bool:
+    """It points at the design on the table ("it", "our", "the network") or is short."""
+    return bool(_cues()["deictic"].search(text)) or len(text.split()) <= SHORT_FOLLOW_UP_WORDS
+
+
+_CLAUSE_BREAK = re.compile(
+    r"(?<=[.?!;:])\s+|\s*(?:,|\s-\s|\s–\s|\s—\s|\band\s+also\b|\balso\b)\s*"
+    r"(?=(?:also\s+)?(?:is|are|should|would|does|do|can|could|what|how|why|which|will|any)\b)",
+    re.I,
+)
+
+
+def clauses(text: str) -> list[str]:
+    """The sentences and question clauses of a message."""
+    return [part.strip(" ,-") for part in _CLAUSE_BREAK.split(text) if part and part.strip(" ,-")]
+
+
+def side_question(text: str) -> str | None:
+    """The question clause of a sizing request that asks something besides the design
+    ("is dragonfly worth considering at this size?"), if there is one."""
+    parts = clauses(text)
+    if len(parts) < 2:
+        return None
+    for index, part in enumerate(parts[1:], start=1):
+        if is_question(part) and (design_topics(part) or not asks_for_design(part)) and not _gives_a_count(part):
+            return " ".join(parts[index:])
+    first = parts[0]
+    if is_question(first) and not asks_for_design(first) and not _gives_a_count(first):
+        return first
+    return None
+
+
+_COUNT = re.compile(
+    r"\b\d[\d,.]*\s*(?:k\b)?\s*(?:x\s*)?(?:\w+\s+){0,2}(?:gpus?|nodes?|servers?|h100s?|h200s?|b200s?|a100s?)", re.I
+)
+
+
+def _gives_a_count(text: str) -> bool:
+    return bool(_COUNT.search(text))
+
+
+def understand(
+    question: str,
+    found: ProfileDraft,
+    given: ProfileDraft | None,
+    *,
+    resized: bool = False,
+    design_shown: bool = False,
+    knowledge_answers: bool = True,
+) -> Understanding:
+    """What `question` wants (see the module docstring).
+
+    `found` is what the extractor read from the question alone, `given` what earlier
+    turns established (None when nothing), `resized` whether it scales the size on the
+    table, `design_shown` whether a recommendation is on the table, `knowledge_answers`
+    whether the knowledge base has an entry for it.
+    """
+    topics = design_topics(question)
+    new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
+    if design_shown and topics and not new_count and about_shown_design(question):
+        return Understanding(want=Want.design, design_topics=topics)
+
+    if design_shown and (found.prefer is not None or found.workload is not None) and not asks_only_about(question):
+        # "what if we go RoCE instead, how much would we save?": a what-if on the design
+        return _sizing(question, topics)
+    sized = new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS)
+    continues = given is not None and given.workload is not None
+    if sized:
+        guide_fact = (
+            is_question(question)
+            and found.workload is None
+            and not asks_for_design(question)
+            and not continues
+            and not resized
+            and knowledge_answers
+        )
+        if not guide_fact:
+            return _sizing(question, topics if design_shown or new_count else [])
+        return Understanding(want=Want.question)
+    if asks_for_design(question):
+        return _sizing(question, [])
+    if is_question(question):
+        return Understanding(want=Want.question, design_topics=topics)
+    if found.model_dump(exclude_none=True) and (given is not None or found.workload is not None):
+        return _sizing(question, [])
+    return Understanding(want=Want.other, design_topics=topics)
+
+
+_ABOUT = re.compile(r"^\s*(?:what|how)\s+(?:is|are|does|do)\b|\b(?:explain|define|meaning\s+of)\b", re.I)
+
+
+def asks_only_about(text: str) -> bool:
+    """ "what is RoCE?", "explain InfiniBand": asks what a fabric is, changes nothing."""
+    return bool(_ABOUT.search(text))
+
+
+def _sizing(question: str, topics: list[str]) -> Understanding:
+    return Understanding(want=Want.sizing, design_topics=topics, side_question=side_question(question))

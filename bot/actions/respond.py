@@ -1,0 +1,115 @@
+"""The chat's reply to a message that is not small talk, decided by the advisor's one
+understanding (advisor.understand, through `service.understand_message`), the same the
+REST API and the CLI use.
+
+Rasa's intent picks the action (answer a question, recommend, explain, fallback); the
+action then asks the advisor what the words want, so a message Rasa took for a question
+but that sizes a cluster is sized, a question that names a size but asks for the guide's
+figure is answered from the guide, and a follow-up about the design on the table
+("price?", "what MTU do we set?", "and as a share of $15M?") is answered from that
+design. Why this way rather than a custom Rasa NLU component: the component would run in
+Rasa's Python 3.10 environment, where our code (pydantic 2, spaCy 3.8) cannot be
+imported, so it would have to call the advisor over HTTP on every message; the action
+server already runs our code in-process and sees the conversation (the design shown,
+the slots before this turn), which the decision needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rasa_sdk import Tracker
+from rasa_sdk.events import EventType
+from rasa_sdk.executor import CollectingDispatcher
+
+from advisor import service
+from advisor.followup import TOPOLOGY_WORDS
+from advisor.render import markdown
+from advisor.understand import Understanding, Want
+from bot.actions import design, output, profile, slots
+from rules.models import ProfileDraft, Recommendation
+
+#: a knowledge hit below this relevance does not answer a message Rasa could not place
+#: (fallback, out of scope): "what's the weather?" must not get the closest entry
+CONFIDENT_ANSWER = 0.45
+#: intents of a message that asks rather than tells
+ASKING_INTENTS = frozenset({"ask_knowledge", "ask_recommendation", "explain", "compare", "what_if"})
+
+
+def names_a_topology(text: str) -> bool:
+    """ "why not Dragonfly+?", "could we go rail-only?": a topology, not a fabric."""
+    return any(pattern.search(text) for pattern in TOPOLOGY_WORDS.values())
+
+
+def slots_before_turn(tracker: Tracker) -> dict[str, Any]:
+    """The profile slots as they were before the latest user message."""
+    values: dict[str, Any] = {}
+    events = tracker.events
+    last_user = max((i for i, e in enumerate(events) if e.get("event") == "user"), default=len(events))
+    for event in events[:last_user]:
+        if event.get("event") == "slot" and event.get("name") in profile.PROFILE_SLOTS:
+            values[event["name"]] = event.get("value")
+        elif event.get("event") in ("restart", "session_started"):
+            values.clear()
+    return values
+
+
+def understanding(tracker: Tracker) -> tuple[Understanding, ProfileDraft, Recommendation | None]:
+    """What the latest message wants, what it said about the cluster, and the design shown."""
+    before = profile.draft_from_slots(slots_before_turn(tracker))
+    shown = design.shown_recommendation(tracker)
+    decision, extraction, _ = service.understand_message(
+        profile.latest_text(tracker),
+        before if before.model_dump(exclude_none=True) else None,
+        shown,
+        expecting=slots.expected_count(tracker),
+    )
+    return decision, extraction.profile, shown
+
+
+def respond(
+    dispatcher: CollectingDispatcher,
+    tracker: Tracker,
+    otherwise: Callable[[], list[EventType]],
+    *,
+    min_relevance: float = 0.0,
+    terms_are_questions: bool = False,
+) -> list[EventType]:
+    """Reply as the understanding says; `otherwise` when it is no question the knowledge
+    base answers (at least `min_relevance`) and no sizing. With `terms_are_questions` (Rasa
+    heard a question) a bare term ("SHARP", "rail-optimized topology") is looked up too."""
+    text = profile.latest_text(tracker)
+    decision, found, shown = understanding(tracker)
+    if decision.want == Want.design and shown is not None:
+        output.say(dispatcher, tracker, service.design_reply(shown, decision, text, found.budget_usd))
+        return []
+    completed = bool(profile.slots_set_this_turn(tracker) & profile.SIZING_SLOTS) and not (
+        profile.draft_from_slots(tracker.slots).missing()
+    )
+    if decision.want == Want.sizing or (completed and decision.want != Want.question):
+        return size(dispatcher, tracker, decision, shown)
+    if decision.want == Want.question or (terms_are_questions and decision.want == Want.other):
+        answer = service.answer(text, min_relevance=min_relevance)
+        if answer is not None:
+            output.say(dispatcher, tracker, markdown.answer_markdown(answer))
+            return []
+    return otherwise()
+
+
+def size(
+    dispatcher: CollectingDispatcher, tracker: Tracker, decision: Understanding, shown: Recommendation | None
+) -> list[EventType]:
+    """Recommend for the slots (or ask for what is missing), answering beside it the
+    question the message also asked and the figures a what-if asked for."""
+    rec = design.recommend_from_slots(tracker)
+    if rec is None:
+        design.ask_for_missing(dispatcher, tracker)
+        return []
+    events = design.present(dispatcher, tracker, rec, shown)
+    if decision.design_topics and shown is not None:  # "and the sync time at 512?"
+        output.say(dispatcher, tracker, service.design_reply(rec, decision, profile.latest_text(tracker)))
+    _, side = service.side_answer(rec, decision)
+    if side:
+        output.say(dispatcher, tracker, side)
+    return events

@@ -1,0 +1,133 @@
+"""The judging rules of the evaluation (see the package docstring), as pure functions of
+the reply, so they can be tested without a chat stack."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+SETS = {
+    "knowledge": DATA / "blind_knowledge.jsonl",
+    "sizing": DATA / "blind_sizing.jsonl",
+    "conversations": DATA / "blind_conversations.jsonl",
+}
+#: our own development questions, for tuning (never copies of the blind ones)
+DEV_SETS = {name: DATA / f"dev_{name}.jsonl" for name in SETS}
+NUMBER_TOLERANCE = 0.005
+
+_FABRIC = re.compile(r"infiniband|roce|ethernet|nvlink", re.I)
+_SWITCH_COUNT = re.compile(r"switches:\**\s*\S*\s*\d", re.I)
+# replies that mean "I did not follow": never a right answer to anything but a greeting
+_NOT_UNDERSTOOD = (
+    "didn't understand",
+    "don't have a sourced answer",
+    "doesn't change anything",
+    "haven't recommended anything",
+    "goodbye",
+)
+_REFUSAL = re.compile(r"can't|cannot|can not|couldn't|outside|sorry|\bneed\b|not able|unable", re.I)
+
+
+class Verdict(BaseModel):
+    """One judged item: what was asked, what came back, and whether it was right."""
+
+    id: str
+    ok: bool
+    why: str = ""
+    text: str = ""
+    reply: str = ""
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The items of a jsonl file (blank lines skipped)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def missing_groups(reply: str, expect_all: Iterable[Iterable[str]] | None) -> list[list[str]]:
+    """The groups of alternatives none of which the reply contains (case-insensitive)."""
+    lowered = reply.lower()
+    return [list(group) for group in (expect_all or []) if not any(str(alt).lower() in lowered for alt in group)]
+
+
+def is_design(reply: str) -> bool:
+    """The reply is a sized design: it names a fabric and a switch count."""
+    return bool(_FABRIC.search(reply) and _SWITCH_COUNT.search(reply))
+
+
+def is_not_understood(reply: str) -> bool:
+    lowered = reply.lower()
+    return not reply.strip() or any(marker in lowered for marker in _NOT_UNDERSTOOD)
+
+
+def judge_turn(kind: str, reply: str, expect_all: list[list[str]] | None = None) -> str:
+    """Why the reply fails a turn expecting `kind`; empty when it is right."""
+    problems: list[str] = []
+    if kind == "recommendation":
+        if not is_design(reply):
+            problems.append("no sized design (fabric + switch count)")
+    elif kind == "ask_missing":
+        if "?" not in reply or is_design(reply):
+            problems.append("does not ask for what is missing")
+    elif kind in ("knowledge", "design_answer"):
+        if is_not_understood(reply):
+            problems.append("not understood / fallback")
+        elif kind == "knowledge" and is_design(reply):
+            problems.append("a design instead of an answer")
+    elif kind == "greeting":
+        if not reply.strip() or "didn't understand" in reply.lower():
+            problems.append("no greeting")
+    elif kind == "refusal_or_clarify":
+        if is_design(reply) or not ("?" in reply or _REFUSAL.search(reply)):
+            problems.append("neither refuses nor asks")
+    else:
+        problems.append(f"unknown expect kind {kind!r}")
+    missing = missing_groups(reply, expect_all)
+    if missing:
+        problems.append("missing " + " / ".join("|".join(group) for group in missing))
+    return "; ".join(problems)
+
+
+def _family(expected: str, actual: str) -> bool:
+    """A preference for a family ("infiniband") is met by any of its generations
+    ("infiniband_ndr"): the customer said which fabric, the rules pick the generation."""
+    return expected == "infiniband" and actual.startswith("infiniband_")
+
+
+def _same(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected == actual
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return abs(expected - actual) <= NUMBER_TOLERANCE * max(abs(expected), 1e-9)
+    if isinstance(expected, str) and actual is not None:
+        want, got = expected.strip().lower(), str(actual).strip().lower()
+        return want == got or _family(want, got)
+    return bool(expected == actual)
+
+
+def profile_mismatches(expected: Mapping[str, Any], profile: Mapping[str, Any]) -> list[str]:
+    """'field: expected X, got Y' for each expected field the profile does not match."""
+    return [
+        f"{name}: expected {value!r}, got {profile.get(name)!r}"
+        for name, value in expected.items()
+        if not _same(value, profile.get(name))
+    ]
+
+
+def unanswered_side_questions(also_asks: Iterable[str], extra: str) -> list[str]:
+    """The side questions of a sizing request (`also_asks`) that the reply's text besides
+    the recommendation summary (`extra`) does not address: each must be named there by
+    its longest word ("roce vs infiniband" -> "infiniband")."""
+    lowered = extra.lower()
+    return [topic for topic in also_asks if max(str(topic).lower().split(), key=len) not in lowered]
+
+
+def summary_line(name: str, verdicts: list[Verdict]) -> str:
+    right = sum(v.ok for v in verdicts)
+    share = right / len(verdicts) if verdicts else 0.0
+    return f"{name}: {right}/{len(verdicts)} right ({share:.3f})"

@@ -1,0 +1,104 @@
+"""The one understanding (advisor.understand via advisor.service): what a message wants,
+the same for /v1/ask, the CLI and the chat, and follow-ups answered from the design."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor import service
+from advisor.models import AskKind
+from advisor.understand import Want, clauses, side_question
+
+
+@pytest.fixture(scope="module")
+def design():
+    return service.ask("We will train a 70B model on 256 H100s, total budget $12M")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What would the InfiniBand fabric for 16 DGX H100 servers cost?",
+        "is the IB premium worth it if the whole cluster is $5M?",
+        "recommended MTU for a RoCE fabric?",
+    ],
+)
+def test_a_question_naming_a_size_or_budget_gets_the_guides_answer(text):
+    result = service.ask(text)
+    assert result.kind == AskKind.answer and "To size the network" not in result.reply
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We will pretrain a 70B model on 128 H100s, what network do we need?",
+        "size a network for 64 GPUs for inference",
+        "what do you recommend for 32 H200 training a 13B model",
+    ],
+)
+def test_a_request_to_design_is_sized(text):
+    assert service.ask(text).kind == AskKind.recommendation
+
+
+def test_a_question_inside_a_sizing_request_is_found_and_answered_beside_the_design():
+    text = "training a 34B model on 256 H100s - also is dragonfly worth considering at this size?"
+    assert side_question(text) == "is dragonfly worth considering at this size?"
+    result = service.ask(text)
+    assert result.kind == AskKind.recommendation
+    assert "You also asked" in result.reply and "Dragonfly" in result.reply
+    assert side_question("We will train a 70B model on 128 H100s. What network do we need?") is None
+
+
+def test_clauses_split_sentences_and_trailing_questions():
+    assert clauses("320 H200 for training 70b. also what about SHARP, do we need it?") == [
+        "320 H200 for training 70b.",
+        "what about SHARP",
+        "do we need it?",
+    ]
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("price?", "$"),
+        ("and as a share of the budget?", "% of the $12,000,000 budget"),
+        ("how long would a gradient all-reduce take?", "All-reduce:"),
+        ("what mtu do we set", "4,096"),
+        ("which switch settings does it need?", "subnet manager"),
+        ("how many switches is that?", "Switches:"),
+        ("why not dragonfly+?", "Dragonfly"),
+        ("which management software do we need for the fabric?", "Unified Fabric Manager"),
+    ],
+)
+def test_follow_ups_are_answered_from_the_design_on_the_table(design, question, expected):
+    result = service.ask(question, design.profile, design.recommendation.id)
+    assert result.kind == AskKind.design_answer
+    assert result.reply.startswith("For the design I recommended (InfiniBand")
+    assert expected in result.reply
+
+
+def test_settings_of_another_fabric_come_from_that_fabrics_design(design):
+    result = service.ask(
+        "which switch settings would we need if we chose RoCEv2?", design.profile, design.recommendation.id
+    )
+    assert "RoCEv2" in result.reply and "PFC" in result.reply and "ECN" in result.reply
+
+
+def test_a_general_question_after_a_design_is_still_a_knowledge_question(design):
+    result = service.ask("what is PFC?", design.profile, design.recommendation.id)
+    assert result.kind == AskKind.answer
+
+
+def test_a_new_size_after_a_design_is_a_what_if_not_a_follow_up(design):
+    """After a design a bare number is its new GPU count (the chat's `expected_count`, and
+    `ask` with a recommendation_id)."""
+    decision, _, _ = service.understand_message(
+        "and the sync time at 512?", design.profile, design.recommendation, expecting="gpu_count"
+    )
+    assert decision.want == Want.sizing and "allreduce" in decision.design_topics
+
+
+def test_answers_lead_with_the_direct_answer_and_its_source():
+    reply = service.ask("what is PFC?").reply
+    first, second = reply.split("\n\n")[:2]
+    assert first.startswith("**PFC (Priority Flow Control)**: ") and second.startswith("_Source: ")
