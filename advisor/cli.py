@@ -19,7 +19,7 @@ from rich.console import Console
 from advisor.models import AskRequest
 from advisor.render import bom as bom_render
 from advisor.render import terminal
-from advisor.settings import settings
+from core.settings import settings
 from rules.models import Preference, Workload, WorkloadProfile
 
 app = typer.Typer(

@@ -30,7 +30,7 @@ import psycopg
 import psycopg_pool
 import sqlite_utils
 
-from advisor.settings import settings
+from core.settings import settings
 from rules.models import Recommendation
 
 _lock = threading.Lock()

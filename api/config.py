@@ -1,6 +1,6 @@
 """What the API takes from the process settings, fixed when the app is built.
 
-The values come from `advisor.settings` (the one settings object);
+The values come from `core.settings` (the one settings object);
 `create_app(ApiConfig(...))` lets a test or an embedding build an app with
 other values without touching the environment.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.settings import settings
+from core.settings import settings
 
 MAX_BODY_BYTES = 64 * 1024
 

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import httpx
 
+from bench.floor_app import RECOMMENDATION_BYTES
+
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 
@@ -197,8 +199,6 @@ def _floor_lines(
     """The bare app's figures, and the time per request the target leaves for the work
     (at TARGET_RATIO of the baseline, less the floor's own POST) against the time the
     real endpoints spend beyond that floor."""
-    from bench.floor_app import RECOMMENDATION_BYTES
-
     (_, floor_get), (scenario, floor_post) = floor
     lines = [
         f"Floor, no work (bench/floor_app.py: the same FastAPI validates the profile and returns a stored "

@@ -18,20 +18,34 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from extraction.schemas import DataFileError, check_entities, check_numbers
+
 DATA_DIR = Path(__file__).parent / "data"
 
 _ELEMENT = re.compile(r"^(?P<tok>.+?)(?:@(?P<role>[a-z_]+))?(?P<op>[?*+!]|\{\d*,?\d*\})?$")
 _MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
+#: Checked as they load (extraction/schemas.py); rules.yaml is checked when its rules compile
+#: (`check_rules`, called by extraction.matching), which also needs the handlers.
+CHECKS = {"entities": check_entities, "numbers": check_numbers}
+
+
 @cache
 def load(name: str) -> dict[str, Any]:
-    """A data file from extraction/data, parsed once per process."""
+    """A data file from extraction/data, parsed and checked once per process.
+
+    Raises DataFileError naming the file and the entry when entities.yaml or numbers.yaml
+    does not match its schema."""
     with open(DATA_DIR / f"{name}.yaml", encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        data = yaml.safe_load(handle)
+    check = CHECKS.get(name)
+    if check is not None:
+        check(data, f"{name}.yaml")
+    return data
 
 
-class RulesFileError(ValueError):
+class RulesFileError(DataFileError):
     """data/rules.yaml is malformed: the message names the file and the rule."""
 
 

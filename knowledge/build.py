@@ -27,7 +27,7 @@ from pathlib import Path
 import sqlite_utils
 from pydantic import BaseModel
 
-from advisor.settings import settings  # a leaf module: imports nothing of the project
+from core.settings import settings
 from knowledge import sources
 
 #: bm25 weights of the indexed columns, in index order: title, text, aliases, questions
@@ -45,7 +45,7 @@ class BuildResult(BaseModel):
 
 
 def default_db_path() -> Path:
-    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db` (advisor.settings)."""
+    """`$FABRIC_ADVISOR_KB` when set, else `<repo>/var/knowledge.db` (core.settings)."""
     return settings.kb_path
 
 

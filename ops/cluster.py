@@ -20,8 +20,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.settings import settings
 from bot import launch
+from core.settings import settings
 from ops import parts, supervisor
 from ops.parts import Frontend
 from ops.processes import REPO, PortTaken

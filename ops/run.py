@@ -3,15 +3,15 @@ order (each waits for its health check), stopped together on Ctrl-C or SIGTERM, 
 when any one of them dies (ops.supervisor).
 
 The commands are the ones the tests and benchmarks start (bot/launch.py), with the
-ports and host from advisor.settings.
+ports and host from core.settings.
 """
 
 from __future__ import annotations
 
 import sys
 
-from advisor.settings import settings
 from bot import launch
+from core.settings import settings
 from ops import supervisor
 from ops.processes import REPO, VENV_BIN
 from ops.supervisor import Service

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor import recommendations, service
-from advisor.settings import settings
+from core.settings import settings
 from rules import rulebook
 from rules.models import WorkloadProfile
 

@@ -1,21 +1,19 @@
-"""GPUs per system come from the hardware catalogue, with the extractor's table as fallback."""
+"""GPUs per system come from the hardware catalogue alone: entities.yaml holds only the
+names people write, the catalogue (knowledge/sources/hardware.yaml) the numbers."""
 
 from __future__ import annotations
 
 import pytest
 
 from extraction import extract, systems
+from extraction.resources import load
 from extraction.systems import system_shape
+from knowledge import catalogue
 
 
 @pytest.fixture
-def without_catalogue(monkeypatch):
+def clear_shapes():
     system_shape.cache_clear()
-
-    def broken(system_id: str) -> None:
-        raise RuntimeError("catalogue unavailable")
-
-    monkeypatch.setattr(systems.catalogue, "server_named", broken)  # every lookup now fails
     yield
     system_shape.cache_clear()
 
@@ -25,31 +23,34 @@ def test_two_dgx_h200_are_sixteen_gpus():
     assert (found.node_count, found.gpus_per_node, found.gpu_count, found.gpu_model) == (2, 8, 16, "H200")
 
 
-def test_without_the_catalogue_the_fallback_table_answers(without_catalogue):
-    shape = system_shape("DGX H200")
-    assert shape is not None and shape.source == "extraction table"
-    found = extract("16 DGX H100s").profile
-    assert (found.node_count, found.gpus_per_node, found.gpu_count) == (16, 8, 128)
+def test_rack_scale_systems_count_racks_of_trays():
     racks = extract("two GB200 NVL72 racks").profile
     assert (racks.node_count, racks.gpus_per_node, racks.gpu_count) == (36, 4, 144)
+    assert extract("4 HGX A100 servers").profile.gpu_count == 32
 
 
-def test_fallback_table_agrees_with_the_catalogue_where_both_know_a_system():
-    catalogue = pytest.importorskip("knowledge.catalogue")
-    from extraction.resources import load
-
-    system_shape.cache_clear()
-    try:
-        for item in load("entities")["system"]["systems"]:
-            server = catalogue.server_named(item["id"])
-            if server is None:
-                continue
-            assert server.gpus == item["gpus"], item["id"]
-            assert item.get("unit_gpus", item["gpus"]) == max(server.gpus, server.nvlink_domain_gpus), item["id"]
-    finally:
-        system_shape.cache_clear()
+def test_entities_yaml_holds_no_gpu_numbers():
+    for item in load("entities")["system"]["systems"]:
+        assert set(item) <= {"id", "aliases", "in_catalogue"}, item["id"]
 
 
-def test_systems_the_catalogue_does_not_know_use_the_table():
+def test_every_system_the_extractor_names_is_in_the_catalogue_unless_marked():
+    for item in load("entities")["system"]["systems"]:
+        known = catalogue.server_named(item["id"]) is not None
+        assert known == item.get("in_catalogue", True), item["id"]  # flip the flag when hardware.yaml gains it
+
+
+def test_the_count_follows_the_catalogue(monkeypatch, clear_shapes):
+    server = catalogue.server_named("DGX H100")
+    monkeypatch.setattr(
+        systems.catalogue, "server_named", lambda name: server.model_copy(update={"gpus": 4, "nvlink_domain_gpus": 4})
+    )
+    found = extract("16 DGX H100s").profile
+    assert (found.node_count, found.gpus_per_node, found.gpu_count) == (16, 4, 64)
+
+
+def test_a_system_the_catalogue_does_not_carry_is_named_but_not_counted():
+    assert system_shape("DGX-2") is None
     found = extract("4 DGX-2 systems").profile
-    assert (found.node_count, found.gpus_per_node, found.gpu_count, found.gpu_model) == (4, 16, 64, "V100")
+    # the name keeps its digit: nothing reads as 2 servers or 2 GPUs
+    assert (found.node_count, found.gpus_per_node, found.gpu_count, found.gpu_model) == (None, None, None, None)

@@ -1,6 +1,7 @@
-"""Imports run downhill: no cycles between our modules, no imports inside functions
-except the few listed with their reason, renderers free of the extractor, and the CLI's
-`size` and `recommend` start without spaCy."""
+"""Imports run downhill: every module sits in a layer and imports only its own layer or
+lower ones, no cycles between our modules, no imports inside functions except the few
+listed with their reason, renderers free of the extractor, and the CLI's `size` and
+`recommend` start without spaCy."""
 
 from __future__ import annotations
 
@@ -13,14 +14,34 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("advisor", "api", "bot", "extraction", "knowledge", "rules")
+PACKAGES = ("advisor", "api", "bench", "bot", "core", "evaluation", "extraction", "knowledge", "ops", "rules")
+
+# The layers, bottom first. A module belongs to the layer of the longest prefix listed
+# (`rules.models` is the contract, the rest of `rules` the rules layer) and may import
+# its own layer and those below it, never one above. Modules of one layer may import
+# each other (the cycle test below keeps that acyclic).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    # the contract every part speaks, and the process settings: both import nothing of ours
+    ("contract", ("rules.models", "core")),
+    # hardware facts and the knowledge base; the rules engine and sizing models on them
+    ("knowledge and rules", ("knowledge", "rules")),
+    # free text to a partial WorkloadProfile
+    ("extraction", ("extraction",)),
+    # the service: extraction, rules and stored recommendations, and the renderers
+    ("advisor", ("advisor",)),
+    # the entry points: the API, the chatbot's actions, the process supervisor, and the CLI.
+    # The CLI is a peer of the API, not part of the service: `serve` starts the API server
+    # (advisor.cli -> api.server), so it sits here, not in the advisor layer.
+    ("entry points", ("api", "bot", "ops", "advisor.cli")),
+    # benchmarks and the blind-set evaluation drive the running system from outside
+    # (they start the bot and the cluster)
+    ("benchmarks", ("bench", "evaluation")),
+]
 
 # Imports inside functions that are there on purpose (never to dodge a cycle).
 ALLOWED_FUNCTION_IMPORTS = {
     # each command loads what it needs: `size` skips the rules engine, only `ask` loads spaCy
     "advisor/cli.py",
-    # issue 10 moves the catalogue read out of the contract
-    "rules/models.py",
 }
 
 
@@ -33,6 +54,17 @@ def modules() -> dict[str, Path]:
             name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
             found[name] = path
     return found
+
+
+def layer(module: str) -> int:
+    """The index in LAYERS of the longest prefix naming `module`."""
+    best, length = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
+                best, length = index, len(prefix)
+    assert best >= 0, f"{module} is in no layer: add it to LAYERS"
+    return best
 
 
 def imported(path: Path, known: dict[str, Path]) -> set[str]:
@@ -52,6 +84,48 @@ def imported(path: Path, known: dict[str, Path]) -> set[str]:
         if name in known:
             ours.add(name)
     return ours
+
+
+def test_every_package_of_ours_is_checked() -> None:
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests"}
+    assert packages == set(PACKAGES)
+
+
+def upward_imports(name: str, path: Path, known: dict[str, Path]) -> list[str]:
+    """The imports of module `name` (at `path`) that climb to a higher layer."""
+    return [
+        f"{name} ({LAYERS[layer(name)][0]}) -> {target} ({LAYERS[layer(target)][0]})"
+        for target in sorted(imported(path, known))
+        if layer(target) > layer(name)
+    ]
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    known = modules()
+    assert [line for name, path in sorted(known.items()) for line in upward_imports(name, path, known)] == []
+
+
+def test_the_contract_and_the_settings_import_nothing_of_ours() -> None:
+    known = modules()
+    bottom = [name for name in known if layer(name) == 0]
+    assert {"rules.models", "core.settings"} <= set(bottom)
+    for name in bottom:
+        assert {target for target in imported(known[name], known) if layer(target) > 0} == set(), name
+    assert imported(known["rules.models"], known) == set()  # not even knowledge.catalogue (issue 10)
+
+
+def test_the_layer_check_catches_the_knowledge_layer_reading_the_advisor(tmp_path: Path) -> None:
+    source = tmp_path / "build.py"  # knowledge/build.py as it was before the settings moved to core
+    source.write_text("from advisor.settings import settings\nfrom rules.models import Technology\n")
+    assert upward_imports("knowledge.build", source, modules()) == [
+        "knowledge.build (knowledge and rules) -> advisor.settings (advisor)"
+    ]
+    assert (layer("rules.models"), layer("rules.engine"), layer("advisor.service"), layer("advisor.cli")) == (
+        0,
+        1,
+        3,
+        4,
+    )
 
 
 def test_no_import_cycles_between_our_modules() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import knowledge
-from advisor.settings import settings
+from core.settings import settings
 from knowledge import sources, store
 from knowledge.__main__ import main
 

@@ -13,7 +13,7 @@ from fastapi import APIRouter, FastAPI, HTTPException, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from advisor.settings import settings
+from core.settings import settings
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 

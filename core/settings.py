@@ -1,0 +1,77 @@
+"""Every environment variable the advisor reads, in one pydantic-settings object.
+
+`settings` is read once per process; each field names its variable (`alias`) and says
+what it is for, and the README's settings table is checked against these fields by
+tests/test_settings.py. Adding a variable is one line here and one row there. The
+values are plain environment variables because the Makefile, Rasa's endpoints.yml and
+our processes all read the same ones. This module imports nothing of the project, so
+any layer may read it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: Read by the Slack channel inside Rasa's own environment (bot/channels/slack.py),
+#: which cannot import this module; documented in the same table.
+RASA_SIDE_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL", "FABRIC_ADVISOR_REDIS_URL")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_ignore_empty=True, populate_by_name=True, extra="ignore")
+
+    host: str = Field("127.0.0.1", alias="FABRIC_ADVISOR_HOST", description="interface every server listens on")
+    api_port: int = Field(8000, alias="FABRIC_ADVISOR_API_PORT", description="the API's port")
+    rasa_port: int = Field(5005, alias="FABRIC_ADVISOR_RASA_PORT", description="Rasa's port")
+    actions_port: int = Field(5055, alias="FABRIC_ADVISOR_ACTIONS_PORT", description="the action server's port")
+    public_url_override: str | None = Field(
+        None, alias="FABRIC_ADVISOR_PUBLIC_URL", description="base URL for diagram links in chat and Slack"
+    )
+    rasa_public_url: str | None = Field(
+        None, alias="FABRIC_ADVISOR_RASA_PUBLIC_URL", description="where the web chat page finds Rasa's socket.io"
+    )
+    var_dir: Path = Field(REPO / "var", alias="FABRIC_ADVISOR_VAR", description="logs and run-time files")
+    db_path: Path = Field(REPO / "var" / "advisor.db", alias="FABRIC_ADVISOR_DB", description="stored recommendations")
+    kb_path: Path = Field(REPO / "var" / "knowledge.db", alias="FABRIC_ADVISOR_KB", description="knowledge database")
+    api_key: str | None = Field(None, alias="FABRIC_ADVISOR_API_KEY", description="require X-API-Key on the API")
+    database_url: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_DATABASE_URL",
+        description="PostgreSQL for stored recommendations (postgresql://user:pw@host:5432/db); unset: the SQLite file",
+    )
+    postgres_port: int = Field(
+        5432, alias="FABRIC_ADVISOR_POSTGRES_PORT", description="`make run-cluster`'s PostgreSQL port"
+    )
+    redis_port: int = Field(6379, alias="FABRIC_ADVISOR_REDIS_PORT", description="`make run-cluster`'s Redis port")
+    replica_base_port: int = Field(
+        7000,
+        alias="FABRIC_ADVISOR_REPLICA_BASE_PORT",
+        description="`make run-cluster`: replica n of part p listens on this + 10 x p + n",
+    )
+
+    @property
+    def public_url(self) -> str:
+        """Base URL people's browsers and Slack reach the API at (diagram links)."""
+        return (self.public_url_override or f"http://{self.host}:{self.api_port}").rstrip("/")
+
+    @property
+    def rasa_url(self) -> str:
+        return f"http://{self.host}:{self.rasa_port}"
+
+    def diagram_url(self, recommendation_id: str | None) -> str | None:
+        if not recommendation_id:
+            return None
+        return f"{self.public_url}/v1/recommendations/{recommendation_id}/diagram.svg"
+
+
+def variables() -> dict[str, str]:
+    """Each environment variable this module reads, with what it is for."""
+    return {field.alias or name: field.description or "" for name, field in Settings.model_fields.items()}
+
+
+settings = Settings()
