@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from spacy.tokens import Doc
 
 from extraction.handlers import COUNT_FIELDS
+from knowledge import catalogue
 from extraction.models import Extraction, Span
 from extraction.readings import Reading
 from extraction.resources import load
@@ -151,6 +152,10 @@ def _complete_size(decisions: dict[str, Decision]) -> None:
     racks, per_rack = decisions.get("racks"), decisions.get("nodes_per_rack")
     if "node_count" not in decisions and racks is not None and per_rack is not None:
         decisions["node_count"] = Decision(racks.value * per_rack.value, _merge(racks.sources, per_rack.sources))
+    elif "node_count" not in decisions and racks is not None and _rack_scale(decisions.get("gpu_model")):
+        # "GB200 NVL72, 8 racks": a rack-scale system's node is its rack (the catalogue's
+        # server for that GPU is one NVLink domain of 72 GPUs)
+        decisions["node_count"] = Decision(racks.value, racks.sources)
     gpus, nodes, per_node = (decisions.get(f) for f in ("gpu_count", "node_count", "gpus_per_node"))
     system = decisions.get("system_gpus")
     if nodes is not None and gpus is None and per_node is None and system is not None:
@@ -171,6 +176,11 @@ def _complete_size(decisions: dict[str, Decision]) -> None:
         and 1 <= gpus.value // nodes.value <= 72
     ):
         decisions["gpus_per_node"] = Decision(gpus.value // nodes.value, _merge(gpus.sources, nodes.sources))
+
+
+def _rack_scale(model: Decision | None) -> bool:
+    server = catalogue.server_for(str(model.value)) if model is not None else None
+    return bool(server and server.rack_scale)
 
 
 def _merge(*groups: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -54,3 +54,10 @@ def test_a_system_the_catalogue_does_not_carry_is_named_but_not_counted():
     found = extract("4 DGX-2 systems").profile
     # the name keeps its digit: nothing reads as 2 servers or 2 GPUs
     assert (found.node_count, found.gpus_per_node, found.gpu_count, found.gpu_model) == (None, None, None, None)
+
+
+def test_racks_of_a_rack_scale_system_are_its_nodes():
+    """An NVL72 rack is one node (one NVLink domain), so "8 racks" beside GB200 NVL72 is the
+    node count; racks of 8-GPU servers say nothing about how many servers."""
+    assert extract("looking at GB200 NVL72, 8 racks, training a 1T MoE").profile.node_count == 8
+    assert extract("8 racks of H100 servers for training").profile.node_count is None
