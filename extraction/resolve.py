@@ -18,10 +18,10 @@ from pydantic import ValidationError
 from spacy.tokens import Doc
 
 from extraction.handlers import COUNT_FIELDS
-from knowledge import catalogue
 from extraction.models import Extraction, Span
 from extraction.readings import Reading
 from extraction.resources import load
+from knowledge import catalogue
 from rules.models import MAX_GPUS, ProfileDraft
 
 
