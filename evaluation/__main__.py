@@ -19,6 +19,7 @@ from advisor.render import markdown
 from bot import launch
 from evaluation.scoring import (
     DEV_SETS,
+    HELD_OUT_SETS,
     SETS,
     Verdict,
     judge_turn,
@@ -96,6 +97,9 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation", description=__doc__)
     parser.add_argument("sets", nargs="*", metavar="SET", help=f"any of {', '.join(SCORERS)} (default: all)")
     parser.add_argument("--dev", action="store_true", help="score the development sets (tests/data/dev_*.jsonl)")
+    parser.add_argument(
+        "--held-out", action="store_true", help="score the held-out blind sets (tests/data/heldout_*.jsonl)"
+    )
     parser.add_argument("--failures", action="store_true", help="print every failure with the reply")
     args = parser.parse_args(argv)
     unknown = [name for name in args.sets if name not in SCORERS]
@@ -103,7 +107,7 @@ def main(argv: list[str]) -> int:
         parser.error(f"unknown set {', '.join(unknown)}; choose from {', '.join(SCORERS)}")
     knowledge.build()  # a no-op when the database matches its sources
     for name in args.sets or list(SCORERS):
-        path = (DEV_SETS if args.dev else SETS)[name]
+        path = (DEV_SETS if args.dev else HELD_OUT_SETS if args.held_out else SETS)[name]
         if not path.exists():
             print(f"{name}: no {path.name}", flush=True)
             continue
