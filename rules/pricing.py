@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 import re
 from functools import cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from knowledge import catalogue
 from knowledge.pricebook import price_book
 from rules import sizing
 from rules.models import BomLine, CableTier, Cost, Port, PortRole, Technology, Topology, TopologyKind, WorkloadProfile
+from rules.sizing.bom import price_line
 
 INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
 
@@ -145,25 +146,15 @@ def _service_lines(fabric: str, nodes: int, ports: int, gbps: int, server_known:
     if not server_known:
         nic = book.price(f"nic/{SERVICE_NIC_FOR_SPEED[sizing.speed_class(gbps)]}")
         lines.insert(
-            1, _nic_line(fabric, nic, nodes, f"{nodes:,} servers x one dual-port card for {ports} {gbps}G port(s)")
+            1,
+            price_line(
+                fabric,  # type: ignore[arg-type]
+                nic,
+                nodes,
+                f"{nodes:,} servers x one dual-port card for {ports} {gbps}G port(s)",
+            ),
         )
     return tuple(lines)
-
-
-def _nic_line(fabric: str, price: Any, quantity: int, note: str) -> BomLine:
-    return BomLine(
-        fabric=fabric,
-        category=price.category,
-        part_number=price.part_number,
-        description=price.description,
-        quantity=quantity,
-        unit_usd_low=price.usd[0],
-        unit_usd_high=price.usd[1],
-        watts=price.watts,
-        price_date=price.date,
-        source=price.source,
-        note=note,
-    )
 
 
 @cache

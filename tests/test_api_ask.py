@@ -8,14 +8,14 @@ import httpx
 from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
 
 
-def ask(client: httpx.Client, question: str, profile: dict | None = None) -> dict:  # noqa: F811
+def ask(client: httpx.Client, question: str, profile: dict | None = None) -> dict:
     body = {"question": question} if profile is None else {"question": question, "profile": profile}
     response = client.post("/v1/ask", json=body)
     assert response.status_code == 200, response.text
     return response.json()
 
 
-def test_a_workload_gets_a_recommendation(client: httpx.Client) -> None:  # noqa: F811
+def test_a_workload_gets_a_recommendation(client: httpx.Client) -> None:
     result = ask(client, "pretraining a 70B model on 128 H100s")
     assert result["kind"] == "recommendation"
     assert result["profile"]["gpu_count"] == 128
@@ -26,7 +26,7 @@ def test_a_workload_gets_a_recommendation(client: httpx.Client) -> None:  # noqa
     assert client.get(f"/v1/recommendations/{rec['id']}").json() == rec, "ask stores what it recommends"
 
 
-def test_a_question_gets_an_answer_with_its_source(client: httpx.Client) -> None:  # noqa: F811
+def test_a_question_gets_an_answer_with_its_source(client: httpx.Client) -> None:
     result = ask(client, "what is PFC?")
     assert result["kind"] == "answer"
     assert result["answer"]["text"] and result["answer"]["source"]
@@ -34,7 +34,7 @@ def test_a_question_gets_an_answer_with_its_source(client: httpx.Client) -> None
     assert result["reply"]
 
 
-def test_a_question_the_knowledge_base_does_not_cover_says_so(client: httpx.Client) -> None:  # noqa: F811
+def test_a_question_the_knowledge_base_does_not_cover_says_so(client: httpx.Client) -> None:
     result = ask(client, "What LACP mode should we set for RoCE?")  # (MTU has had an entry since issue 14)
     assert result["kind"] == "answer"
     assert result["answer"]["not_covered"] == ["LACP"]
@@ -42,7 +42,7 @@ def test_a_question_the_knowledge_base_does_not_cover_says_so(client: httpx.Clie
     assert ask(client, "what is PFC?")["answer"]["not_covered"] == []
 
 
-def test_fabric_settings_are_knowledge_answers(client: httpx.Client) -> None:  # noqa: F811
+def test_fabric_settings_are_knowledge_answers(client: httpx.Client) -> None:
     mtu = ask(client, "What MTU should we set for RoCE?")["answer"]
     text = mtu["text"].replace(",", "")  # 4,096 or 4096
     assert mtu["not_covered"] == [] and "4096" in text and "9216" in text
@@ -50,20 +50,20 @@ def test_fabric_settings_are_knowledge_answers(client: httpx.Client) -> None:  #
     assert "150 KB" in ecn["text"] and "1,500 KB" in ecn["text"] and ecn["source"]
 
 
-def test_too_little_gets_a_clarification_naming_what_is_missing(client: httpx.Client) -> None:  # noqa: F811
+def test_too_little_gets_a_clarification_naming_what_is_missing(client: httpx.Client) -> None:
     result = ask(client, "we need a network")
     assert result["kind"] == "clarification"
     assert result["missing"] == ["workload", "gpu_count"]
     assert result["recommendation"] is None and result["reply"]
 
 
-def test_a_size_out_of_range_is_named_in_the_clarification(client: httpx.Client) -> None:  # noqa: F811
+def test_a_size_out_of_range_is_named_in_the_clarification(client: httpx.Client) -> None:
     result = ask(client, "we are training on 5 million GPUs")
     assert result["kind"] == "clarification" and result["missing"] == ["gpu_count"]
     assert result["reply"].startswith('I can\'t size "5 million GPUs": a cluster has 1 to 1,000,000 GPUs.')
 
 
-def test_the_given_profile_is_merged_with_the_question(client: httpx.Client) -> None:  # noqa: F811
+def test_the_given_profile_is_merged_with_the_question(client: httpx.Client) -> None:
     first = ask(client, "we need a network for 256 H100s")
     assert first["kind"] == "clarification" and first["missing"] == ["workload"]
     second = ask(client, "it is for training", profile=first["profile"])
@@ -72,7 +72,7 @@ def test_the_given_profile_is_merged_with_the_question(client: httpx.Client) -> 
     assert second["profile"]["workload"] == "training"
 
 
-def test_a_relative_change_resizes_the_given_profile(client: httpx.Client) -> None:  # noqa: F811
+def test_a_relative_change_resizes_the_given_profile(client: httpx.Client) -> None:
     first = ask(client, "We will pretrain a 70B model on 128 H100s.")
     second = ask(client, "what if we double it?", profile=first["profile"])
     assert second["kind"] == "recommendation"
@@ -80,7 +80,7 @@ def test_a_relative_change_resizes_the_given_profile(client: httpx.Client) -> No
     assert second["recommendation"]["profile"]["gpu_count"] == 256
 
 
-def test_a_budget_for_the_network_alone_is_kept_apart_and_decides_the_fabric(client: httpx.Client) -> None:  # noqa: F811
+def test_a_budget_for_the_network_alone_is_kept_apart_and_decides_the_fabric(client: httpx.Client) -> None:
     result = ask(client, "We have $350k for the network; training a 70B model on 128 H100s.")
     assert result["kind"] == "recommendation"
     assert result["profile"]["network_budget_usd"] == 350_000 and result["profile"].get("budget_usd") is None
@@ -88,7 +88,7 @@ def test_a_budget_for_the_network_alone_is_kept_apart_and_decides_the_fabric(cli
     assert "network budget" in result["reply"]
 
 
-def test_a_question_over_2000_characters_is_422(client: httpx.Client) -> None:  # noqa: F811
+def test_a_question_over_2000_characters_is_422(client: httpx.Client) -> None:
     response = client.post("/v1/ask", json={"question": "x" * 2001})
     assert response.status_code == 422
     (item,) = response.json()["detail"]
@@ -96,7 +96,7 @@ def test_a_question_over_2000_characters_is_422(client: httpx.Client) -> None:  
     assert "2,000" in item["msg"] and "2,001" in item["msg"]
 
 
-def test_a_bad_profile_in_ask_is_422_naming_the_nested_field(client: httpx.Client) -> None:  # noqa: F811
+def test_a_bad_profile_in_ask_is_422_naming_the_nested_field(client: httpx.Client) -> None:
     response = client.post("/v1/ask", json={"question": "and now?", "profile": {"gpus_per_node": 500}})
     assert response.status_code == 422
     (item,) = response.json()["detail"]
@@ -104,6 +104,6 @@ def test_a_bad_profile_in_ask_is_422_naming_the_nested_field(client: httpx.Clien
     assert "1 to 72" in item["msg"]
 
 
-def test_an_empty_question_is_422(client: httpx.Client) -> None:  # noqa: F811
+def test_an_empty_question_is_422(client: httpx.Client) -> None:
     response = client.post("/v1/ask", json={"question": ""})
     assert response.status_code == 422

@@ -20,7 +20,7 @@ CALLS = [
 
 @pytest.mark.parametrize(("method", "path", "body"), CALLS)
 @pytest.mark.parametrize("key", [None, "wrong", API_KEY[:-1], API_KEY + "x", ""])
-def test_without_the_right_key_v1_is_401(keyed_api, method: str, path: str, body: dict | None, key: str | None) -> None:  # noqa: F811
+def test_without_the_right_key_v1_is_401(keyed_api, method: str, path: str, body: dict | None, key: str | None) -> None:
     headers = {} if key is None else {"X-API-Key": key}
     response = httpx.request(method, keyed_api.url + path, json=body, headers=headers, timeout=30)
     assert response.status_code == 401
@@ -29,18 +29,18 @@ def test_without_the_right_key_v1_is_401(keyed_api, method: str, path: str, body
 
 
 @pytest.mark.parametrize(("method", "path", "body"), CALLS)
-def test_with_the_key_v1_answers(keyed_api, method: str, path: str, body: dict | None) -> None:  # noqa: F811
+def test_with_the_key_v1_answers(keyed_api, method: str, path: str, body: dict | None) -> None:
     response = httpx.request(method, keyed_api.url + path, json=body, headers={"X-API-Key": API_KEY}, timeout=30)
     assert response.status_code in {200, 201, 404}  # 404: the made-up recommendation id
     assert response.status_code != 401
 
 
-def test_healthz_and_docs_stay_open(keyed_api) -> None:  # noqa: F811
+def test_healthz_and_docs_stay_open(keyed_api) -> None:
     assert httpx.get(keyed_api.url + "/healthz").json() == {"status": "ok"}
     assert httpx.get(keyed_api.url + "/openapi.json").status_code == 200
 
 
-def test_openapi_declares_the_key_required_when_set(keyed_api) -> None:  # noqa: F811
+def test_openapi_declares_the_key_required_when_set(keyed_api) -> None:
     schema = httpx.get(keyed_api.url + "/openapi.json").json()
     scheme = schema["components"]["securitySchemes"]["APIKeyHeader"]
     assert scheme == {**scheme, "type": "apiKey", "in": "header", "name": "X-API-Key"}
@@ -48,7 +48,7 @@ def test_openapi_declares_the_key_required_when_set(keyed_api) -> None:  # noqa:
     assert "security" not in schema["paths"]["/healthz"]["get"]
 
 
-def test_openapi_shows_the_key_as_optional_when_unset(api) -> None:  # noqa: F811
+def test_openapi_shows_the_key_as_optional_when_unset(api) -> None:
     schema = httpx.get(api.url + "/openapi.json").json()
     assert "APIKeyHeader" in schema["components"]["securitySchemes"]
     assert schema["paths"]["/v1/ask"]["post"]["security"] == [{}, {"APIKeyHeader": []}]

@@ -8,7 +8,7 @@ import pytest
 from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
 
 
-def test_faq_returns_entries_with_sources(client: httpx.Client) -> None:  # noqa: F811
+def test_faq_returns_entries_with_sources(client: httpx.Client) -> None:
     response = client.get("/v1/faq", params={"q": "what is PFC?"})
     assert response.status_code == 200
     body = response.json()
@@ -18,7 +18,7 @@ def test_faq_returns_entries_with_sources(client: httpx.Client) -> None:  # noqa
         assert entry["source"] and entry["text"] and entry["title"]
 
 
-def test_faq_limit_caps_the_results(client: httpx.Client) -> None:  # noqa: F811
+def test_faq_limit_caps_the_results(client: httpx.Client) -> None:
     body = client.get("/v1/faq", params={"q": "InfiniBand Ethernet RoCE cost latency", "limit": 2}).json()
     assert len(body["results"]) <= 2
 
@@ -34,7 +34,7 @@ def test_faq_limit_caps_the_results(client: httpx.Client) -> None:  # noqa: F811
     ],
 )
 def test_faq_bad_query_is_422_naming_the_parameter(
-    client: httpx.Client,  # noqa: F811
+    client: httpx.Client,
     params: dict,
     field: str,
     words: list[str],
@@ -47,7 +47,7 @@ def test_faq_bad_query_is_422_naming_the_parameter(
         assert word in item["msg"], item
 
 
-def test_subjects_are_listed_and_each_one_served(client: httpx.Client) -> None:  # noqa: F811
+def test_subjects_are_listed_and_each_one_served(client: httpx.Client) -> None:
     subjects = client.get("/v1/knowledge").json()
     assert {"technologies", "topologies", "glossary", "hardware"} <= set(subjects)
     for name in subjects:
@@ -57,7 +57,7 @@ def test_subjects_are_listed_and_each_one_served(client: httpx.Client) -> None: 
         assert body["subject"] == name and isinstance(body["entries"], list)
 
 
-def test_unknown_subject_is_404_listing_the_valid_ones(client: httpx.Client) -> None:  # noqa: F811
+def test_unknown_subject_is_404_listing_the_valid_ones(client: httpx.Client) -> None:
     response = client.get("/v1/knowledge/switchgear")
     assert response.status_code == 404
     body = response.json()

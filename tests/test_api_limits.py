@@ -20,13 +20,13 @@ def padded(size: int) -> bytes:
     return head + b"x" * (size - len(head) - 2) + b'"}'
 
 
-def test_declared_length_over_the_cap_is_413(client: httpx.Client) -> None:  # noqa: F811
+def test_declared_length_over_the_cap_is_413(client: httpx.Client) -> None:
     response = client.post("/v1/ask", content=padded(LIMIT + 1), headers={"content-type": "application/json"})
     assert response.status_code == 413
     assert "64 KiB" in response.json()["detail"]
 
 
-def test_chunked_body_over_the_cap_is_413(client: httpx.Client) -> None:  # noqa: F811
+def test_chunked_body_over_the_cap_is_413(client: httpx.Client) -> None:
     def chunks() -> Iterator[bytes]:
         body = padded(LIMIT * 2)
         for i in range(0, len(body), 8192):
@@ -41,13 +41,13 @@ def test_chunked_body_over_the_cap_is_413(client: httpx.Client) -> None:  # noqa
     assert "64 KiB" in response.json()["detail"]
 
 
-def test_body_at_the_cap_is_read_and_validated(client: httpx.Client) -> None:  # noqa: F811
+def test_body_at_the_cap_is_read_and_validated(client: httpx.Client) -> None:
     response = client.post("/v1/ask", content=padded(LIMIT), headers={"content-type": "application/json"})
     assert response.status_code == 422  # read in full, then refused for the unknown key
     assert response.json()["detail"][0]["loc"] == ["body", "pad"]
 
 
-def test_small_chunked_body_is_served(client: httpx.Client) -> None:  # noqa: F811
+def test_small_chunked_body_is_served(client: httpx.Client) -> None:
     body = json.dumps({"question": "what is PFC?"}).encode()
     response = client.post("/v1/ask", content=iter([body[:5], body[5:]]), headers={"content-type": "application/json"})
     assert response.status_code == 200
@@ -65,13 +65,13 @@ def test_small_chunked_body_is_served(client: httpx.Client) -> None:  # noqa: F8
         (b'{"question": "a", "profile": {"model_params_b": NaN}}', "application/json"),
     ],
 )
-def test_odd_bodies_are_4xx_never_500(client: httpx.Client, content: bytes, content_type: str) -> None:  # noqa: F811
+def test_odd_bodies_are_4xx_never_500(client: httpx.Client, content: bytes, content_type: str) -> None:
     response = client.post("/v1/ask", content=content, headers={"content-type": content_type})
     assert 400 <= response.status_code < 500, response.text
     assert response.json()["detail"]
 
 
-def test_unknown_method_is_405_with_allow(client: httpx.Client) -> None:  # noqa: F811
+def test_unknown_method_is_405_with_allow(client: httpx.Client) -> None:
     response = client.delete("/v1/ask")
     assert response.status_code == 405
     assert "POST" in response.headers["allow"]

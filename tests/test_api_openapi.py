@@ -33,7 +33,7 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", 401, 404, 422]
 
 
 @pytest.fixture(scope="module")
-def schema(api) -> dict:  # noqa: F811
+def schema(api) -> dict:
     return httpx.get(api.url + "/openapi.json").json()
 
 
@@ -132,7 +132,7 @@ def run_schemathesis(url: str, tmp_path: Path, headers: list[str], max_examples:
     return subprocess.run(command, capture_output=True, text=True, timeout=420, cwd=tmp_path)
 
 
-def test_schemathesis_finds_nothing_with_the_key_set(keyed_api, tmp_path: Path) -> None:  # noqa: F811
+def test_schemathesis_finds_nothing_with_the_key_set(keyed_api, tmp_path: Path) -> None:
     """All checks (server errors, status codes, content types, response schemas and
     headers, negative data rejected, auth not ignored) against the server that wants a key."""
     result = run_schemathesis(keyed_api.url, tmp_path, [f"X-API-Key: {API_KEY}"], max_examples=40)
@@ -140,7 +140,7 @@ def test_schemathesis_finds_nothing_with_the_key_set(keyed_api, tmp_path: Path) 
     assert "Traceback" not in keyed_api.log(), keyed_api.log()[-4000:]
 
 
-def test_schemathesis_finds_nothing_without_a_key(api, tmp_path: Path) -> None:  # noqa: F811
+def test_schemathesis_finds_nothing_without_a_key(api, tmp_path: Path) -> None:
     """The same against the default, open server (its docs show the key as optional)."""
     result = run_schemathesis(api.url, tmp_path, [], max_examples=30)
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]

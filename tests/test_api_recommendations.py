@@ -14,7 +14,7 @@ PRETRAINING = {"workload": "training", "gpu_count": 128, "gpu_model": "H100", "m
 
 
 @pytest.fixture(scope="module")
-def created(api) -> httpx.Response:  # noqa: F811
+def created(api) -> httpx.Response:
     return httpx.post(api.url + "/v1/recommendations", json=PRETRAINING, timeout=30)
 
 
@@ -27,13 +27,13 @@ def test_create_returns_the_stored_recommendation_with_its_location(created: htt
     assert body["explanation"], "every recommendation says which rules produced it"
 
 
-def test_get_by_id_returns_the_same_recommendation(client: httpx.Client, created: httpx.Response) -> None:  # noqa: F811
+def test_get_by_id_returns_the_same_recommendation(client: httpx.Client, created: httpx.Response) -> None:
     again = client.get(created.headers["location"])
     assert again.status_code == 200
     assert again.json() == created.json()
 
 
-def test_diagram_is_an_svg_image(client: httpx.Client, created: httpx.Response) -> None:  # noqa: F811
+def test_diagram_is_an_svg_image(client: httpx.Client, created: httpx.Response) -> None:
     response = client.get(created.headers["location"] + "/diagram.svg")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("image/svg+xml")
@@ -42,7 +42,7 @@ def test_diagram_is_an_svg_image(client: httpx.Client, created: httpx.Response) 
 
 
 def test_bom_csv_lists_every_part_of_the_stored_recommendation(
-    client: httpx.Client,  # noqa: F811
+    client: httpx.Client,
     created: httpx.Response,
 ) -> None:
     import csv
@@ -60,7 +60,7 @@ def test_bom_csv_lists_every_part_of_the_stored_recommendation(
 
 
 def test_report_is_a_printable_page_with_design_diagram_bom_reasons_and_price_date(
-    client: httpx.Client,  # noqa: F811
+    client: httpx.Client,
     created: httpx.Response,
 ) -> None:
     response = client.get(created.headers["location"] + "/report")
@@ -85,7 +85,7 @@ def test_report_is_a_printable_page_with_design_diagram_bom_reasons_and_price_da
         "/v1/recommendations/r_000000000000/report",
     ],
 )
-def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> None:  # noqa: F811
+def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> None:
     response = client.get(path)
     assert response.status_code == 404
     assert response.headers["content-type"] == "application/json"
@@ -110,7 +110,7 @@ def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> Non
     ],
 )
 def test_bad_profile_is_422_naming_field_and_allowed_values(
-    client: httpx.Client,  # noqa: F811
+    client: httpx.Client,
     profile: dict,
     field: str,
     words: list[str],
@@ -125,7 +125,7 @@ def test_bad_profile_is_422_naming_field_and_allowed_values(
         assert word in item["msg"], item
 
 
-def test_a_partly_filled_last_server_round_trips(client: httpx.Client) -> None:  # noqa: F811
+def test_a_partly_filled_last_server_round_trips(client: httpx.Client) -> None:
     """12 GPUs on 8-GPU servers is 2 servers; the stored profile must validate again."""
     created = client.post("/v1/recommendations", json={"workload": "training", "gpu_count": 12})
     assert created.status_code == 201, created.text
@@ -134,7 +134,7 @@ def test_a_partly_filled_last_server_round_trips(client: httpx.Client) -> None: 
     assert again.status_code == 200 and again.json() == created.json()
 
 
-def test_malformed_json_is_422_saying_so(client: httpx.Client) -> None:  # noqa: F811
+def test_malformed_json_is_422_saying_so(client: httpx.Client) -> None:
     response = client.post(
         "/v1/recommendations", content=b'{"workload": ', headers={"content-type": "application/json"}
     )
@@ -142,13 +142,13 @@ def test_malformed_json_is_422_saying_so(client: httpx.Client) -> None:  # noqa:
     assert "not valid JSON" in response.json()["detail"][0]["msg"]
 
 
-def test_a_json_array_is_422_asking_for_an_object(client: httpx.Client) -> None:  # noqa: F811
+def test_a_json_array_is_422_asking_for_an_object(client: httpx.Client) -> None:
     response = client.post("/v1/recommendations", json=[PRETRAINING])
     assert response.status_code == 422
     assert "JSON object" in response.json()["detail"][0]["msg"]
 
 
-def test_the_training_plan_is_an_api_field_and_comes_back_with_its_step(client: httpx.Client) -> None:  # noqa: F811
+def test_the_training_plan_is_an_api_field_and_comes_back_with_its_step(client: httpx.Client) -> None:
     profile = {
         "workload": "training",
         "gpu_count": 16384,

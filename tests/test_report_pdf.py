@@ -6,26 +6,17 @@ the page lays out within the printed width with every BOM line on it."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
+from tests.browsers import browser, playwright_api  # noqa: F401  (module fixture)
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
 
 pytestmark = [pytest.mark.browser]
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 A4_POINTS = (595.0, 842.0)
 A4_CSS_WIDTH_PX = 794  # 210 mm at 96 px per inch
 
@@ -41,17 +32,6 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     command = [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]
     with running(command, port=port, health_path="/healthz", env=env) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("Debian's chromium is not installed: `make browser` (apt-get install chromium)")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def stored(api: Server, profile: dict) -> dict:

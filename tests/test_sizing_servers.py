@@ -98,7 +98,7 @@ def test_the_cli_exits_2_naming_the_limit():
     assert "gpus_per_node" in result.stderr and "at most 8" in result.stderr
 
 
-def test_the_api_answers_422_naming_the_limit(client: httpx.Client) -> None:  # noqa: F811
+def test_the_api_answers_422_naming_the_limit(client: httpx.Client) -> None:
     body = {"workload": "training", "gpu_count": 576, "gpus_per_node": 72, "gpu_model": "H100"}
     response = client.post("/v1/recommendations", json=body)
     assert response.status_code == 422, response.text

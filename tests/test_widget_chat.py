@@ -15,7 +15,6 @@ screenshot to var/screenshots/widget.png.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,21 +23,13 @@ import httpx
 import pytest
 
 from bot import launch
+from tests.browsers import browser, playwright_api  # noqa: F401  (module fixture)
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
 
 pytestmark = [pytest.mark.browser, pytest.mark.rasa]
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 REPLY_MS = 45_000
 SCREENSHOT = REPO / "var" / "screenshots" / "widget.png"
 
@@ -97,17 +88,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         ]
         with running(command, port=api_port, health_path="/healthz", env=api_env) as api:
             yield Stack(api, chat.rasa)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("Debian's chromium is not installed: `make browser` (apt-get install chromium)")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -62,7 +62,7 @@ def speed_class(gbps: int) -> int:
     return 800
 
 
-def _line(fabric: NetworkFabric, price: Price, quantity: int, note: str, included: bool = False) -> BomLine:
+def price_line(fabric: NetworkFabric, price: Price, quantity: int, note: str, included: bool = False) -> BomLine:
     low, high = (0.0, 0.0) if included else price.usd
     return BomLine(
         fabric=fabric,
@@ -133,7 +133,9 @@ def fabric_lines(
         )
         if n
     )
-    lines = [_line(fabric, switch_price, topology.total_switches, f"{counts} ({topology.total_switches:,} switches)")]
+    lines = [
+        price_line(fabric, switch_price, topology.total_switches, f"{counts} ({topology.total_switches:,} switches)")
+    ]
     switch_units = topology.total_switches * (switch_price.rack_units or 1)
     servers_in_one_rack = server.nodes <= assumptions.servers_per_rack
     switches_in_one_rack = switch_units <= assumptions.network_rack_units
@@ -150,7 +152,7 @@ def fabric_lines(
         if book.has(nic_key):
             why = "shipped with the servers, not bought twice" if server.nic_included else "bought for the servers"
             lines.append(
-                _line(
+                price_line(
                     fabric,
                     book.price(nic_key),
                     nics,
@@ -158,7 +160,9 @@ def fabric_lines(
                     included=server.nic_included,
                 )
             )
-    cabling = [_line(fabric, book.price(key), quantity, "; ".join(notes)) for key, (quantity, notes) in parts.items()]
+    cabling = [
+        price_line(fabric, book.price(key), quantity, "; ".join(notes)) for key, (quantity, notes) in parts.items()
+    ]
     return lines + cabling + spare_lines(cabling, assumptions.spares_pct)
 
 
