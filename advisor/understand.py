@@ -10,7 +10,8 @@ The decision, in order:
 
 1. Once a design is shown, a message asking about one of its figures or settings
    (advisor/cues.yaml `design`: "price?", "what MTU do we set", "why not Dragonfly+?") is
-   about that design, unless it gives a new GPU or server count (a what-if).
+   about that design, unless it gives a new GPU or server count (a what-if). A fabric,
+   workload or training plan ("and with PP 4?") stated after it is a what-if too.
 2. A relative resize ("double it") or a GPU/server count, model size or budget is a
    sizing request, except a question ("what would ...", "is ... worth it") that names no
    workload, asks for nothing to be designed, continues no sizing of earlier turns, and
@@ -39,6 +40,8 @@ from rules.models import ProfileDraft
 CUES_FILE = Path(__file__).with_name("cues.yaml")
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 COUNT_FIELDS = ("gpu_count", "node_count")
+#: details that change the design shown when stated after it ("with RoCE?", "and with PP 4?")
+WHAT_IF_FIELDS = ("prefer", "workload", "tp", "pp", "moe")
 #: a message of at most this many words that names a design topic is about the design
 #: shown even without "it" or "our" ("price?", "and mtu?", "switch count")
 SHORT_FOLLOW_UP_WORDS = 5
@@ -155,8 +158,9 @@ def understand(
     if design_shown and topics and not new_count and about_shown_design(question):
         return Understanding(want=Want.design, design_topics=topics)
 
-    if design_shown and (found.prefer is not None or found.workload is not None) and not asks_only_about(question):
-        # "what if we go RoCE instead, how much would we save?": a what-if on the design
+    what_if = any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
+    if design_shown and what_if and not asks_only_about(question):
+        # "what if we go RoCE instead, how much would we save?", "and with TP 4?": a what-if on the design
         return _sizing(question, topics)
     sized = new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS)
     continues = given is not None and given.workload is not None

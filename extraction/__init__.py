@@ -17,6 +17,9 @@ What it reads (fields of rules.models.ProfileDraft):
 - gpu_model, model_params_b (billions), budget_usd (US dollars only), network_budget_usd (a
   budget for the network alone: "$1M for networking"), cost_sensitive,
   existing_ethernet, prefer (a fabric the customer asks for).
+- the training plan: tp and pp ("TP 8, PP 16", "8-way tensor parallelism", "pipeline
+  parallelism of 4 stages"), moe ("a mixture-of-experts model", "MoE", "Mixtral"; "a dense
+  model" is False).
 Numbers of other things ("400GbE", "8 rails", "64 ports", "16 TB", "2025", "50%") stay out.
 """
 

@@ -319,6 +319,28 @@ def read_params(match: Match) -> Reading | None:
     )
 
 
+@handler("degree", "field", "limits")
+def read_degree(match: Match) -> Reading | None:
+    """A parallelism degree of the training plan ("TP 8", "pipeline parallelism of 4
+    stages"): a whole number in the contract's range for the rule's field; one out of
+    range ("TP 0") gives nothing, and the number is no other detail's."""
+    field = match.rule["field"]
+    index = match.role_tokens(field)[0]
+    low, high = match.rule["limits"]
+    degree = _count(_value(match.doc, index), (int(low), int(high)))
+    if degree is None:
+        return Reading(match.rule["name"], "ignore", match.start, match.end, {}, {}, _claims("quantity", [index]))
+    return Reading(
+        match.rule["name"],
+        "degree",
+        match.start,
+        match.end,
+        {field: degree},
+        {field: (match.start, match.end)},
+        _claims("quantity", [index]),
+    )
+
+
 CONJUNCTIONS = {"and", "&", "plus", "+", "or", "/"}
 DETERMINERS = {"the", "our", "all", "its", "their", "a"}
 

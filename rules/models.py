@@ -140,6 +140,12 @@ class ProfileDraft(_Model):
     cost_sensitive: bool | None = _field("cost_sensitive", strict=True)
     existing_ethernet: bool | None = _field("existing_ethernet", strict=True)
     prefer: Preference | None = _field("prefer")
+    # the training job's plan, as a customer states it ("TP 8, PP 16", "a mixture-of-experts
+    # model"); the traffic model chooses what is left out. Whether tp x pp fits the cluster
+    # is checked once the size is known (WorkloadProfile).
+    tp: int | None = _field("tp", ge=1, le=MAX_GPUS_PER_NODE)
+    pp: int | None = _field("pp", ge=1, le=1024)
+    moe: bool | None = _field("moe", strict=True)
 
     def merged(self, newer: ProfileDraft) -> ProfileDraft:
         """This draft updated with every field the newer one sets.
@@ -209,12 +215,9 @@ class WorkloadProfile(ProfileDraft):
     """
 
     workload: Workload = Field(description=_PROFILE_FIELDS["workload"][0], examples=[_PROFILE_FIELDS["workload"][1]])
-    # the training job's shape, for the traffic model; set through the CLI and the API (the
-    # chat's extractor does not read them, so they are not part of a conversation's draft)
-    tp: int | None = _field("tp", ge=1, le=MAX_GPUS_PER_NODE)
-    pp: int | None = _field("pp", ge=1, le=1024)
+    # the rest of the training job's shape, for the traffic model; set through the CLI and
+    # the API (the chat's extractor does not read them, so they are not part of a draft)
     message_gb: float | None = _field("message_gb", gt=0, le=100_000)
-    moe: bool | None = _field("moe", strict=True)
     active_params_b: float | None = _field("active_params_b", gt=0, le=1_000_000)
     tokens_per_step: int | None = _field("tokens_per_step", ge=1, le=10**10)
 

@@ -107,3 +107,40 @@ def test_a_bad_profile_in_ask_is_422_naming_the_nested_field(client: httpx.Clien
 def test_an_empty_question_is_422(client: httpx.Client) -> None:
     response = client.post("/v1/ask", json={"question": ""})
     assert response.status_code == 422
+
+
+def test_a_stated_parallelism_plan_is_the_plan_the_recommendation_follows(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "pretraining a 405B model on 1024 H100s with TP 8 PP 16")
+    assert result["kind"] == "recommendation"
+    assert (result["profile"]["tp"], result["profile"]["pp"]) == (8, 16)
+    plan = result["recommendation"]["performance"]["plan"]
+    assert (plan["tp"], plan["pp"], plan["dp"]) == (8, 16, 1024 // (8 * 16))
+    assert plan["tp_source"] == plan["pp_source"] == "stated"
+    # a what-if on the plan re-sizes the design shown, keeping the rest of the profile
+    again = client.post(
+        "/v1/ask",
+        json={
+            "question": "and with PP 4?",
+            "profile": result["profile"],
+            "recommendation_id": result["recommendation"]["id"],
+        },
+    ).json()
+    assert again["kind"] == "recommendation"
+    assert (
+        again["recommendation"]["performance"]["plan"]["tp"],
+        again["recommendation"]["performance"]["plan"]["pp"],
+    ) == (8, 4)
+
+
+def test_a_mixture_of_experts_model_is_carried_into_the_profile(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "pretraining a 1T mixture-of-experts model on 512 H100s")
+    assert result["kind"] == "recommendation"
+    assert result["profile"]["moe"] is True and result["recommendation"]["profile"]["moe"] is True
+    assert ask(client, "pretraining a dense 70B model on 512 H100s")["recommendation"]["profile"]["moe"] is False
+
+
+def test_a_plan_larger_than_the_cluster_gets_a_clarification_not_an_error(client: httpx.Client) -> None:  # noqa: F811
+    result = ask(client, "training on 64 GPUs with TP 8 and PP 16")
+    assert result["kind"] == "clarification"
+    assert result["recommendation"] is None
+    assert "128 GPUs per model replica" in result["reply"] and "64" in result["reply"]

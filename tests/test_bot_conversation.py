@@ -135,6 +135,19 @@ def test_a_budget_for_the_network_alone_fills_its_own_slot_and_picks_the_fabric(
     assert slots["network_budget_usd"] == 350_000 and slots["budget_usd"] is None
 
 
+def test_a_stated_parallelism_plan_fills_its_slots_and_a_plan_too_large_is_explained(chat):
+    reply = chat.say("We pretrain a 405B mixture-of-experts model on 1024 H100s with TP 8, PP 16.")
+    assert "**Recommendation:" in reply and "TP 8 x PP 16" in reply
+    slots = chat.slots()
+    assert (slots["tp"], slots["pp"], slots["moe"]) == (8, 16, True)
+    reply = chat.say("and with PP 4?")
+    assert "What changed" in reply and "TP 8 x PP 16 x DP 8 -> TP 8 x PP 4 x DP 32" in reply
+    assert chat.slots()["pp"] == 4
+    reply = chat.say("what about PP 256?")
+    assert "Traceback" not in reply
+    assert "2048 GPUs per model replica" in reply and "lower" in reply
+
+
 def test_a_bare_number_answers_the_gpu_question_and_later_corrects_it(chat):
     chat.say("We train a 70B model.")
     reply = chat.say("128")

@@ -276,6 +276,15 @@ def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
             cost_range(new.cost.network_usd_low, new.cost.network_usd_high),
         ),
     ]
+    before_plan, after_plan = old.performance.plan, new.performance.plan
+    if before_plan is not None and after_plan is not None:  # "and with PP 4?"
+        checks.append(
+            (
+                "Parallelism",
+                f"TP {before_plan.tp} x PP {before_plan.pp} x DP {before_plan.dp:,}",
+                f"TP {after_plan.tp} x PP {after_plan.pp} x DP {after_plan.dp:,}",
+            )
+        )
     if old.performance.allreduce_ms is not None and new.performance.allreduce_ms is not None:
         checks.append(("All-reduce", duration(old.performance.allreduce_ms), duration(new.performance.allreduce_ms)))
     changed = [f"- **{name}:** {before} -> {after}" for name, before, after in checks if before != after]
