@@ -109,7 +109,7 @@ def test_an_empty_question_is_422(client: httpx.Client) -> None:
     assert response.status_code == 422
 
 
-def test_a_stated_parallelism_plan_is_the_plan_the_recommendation_follows(client: httpx.Client) -> None:  # noqa: F811
+def test_a_stated_parallelism_plan_is_the_plan_the_recommendation_follows(client: httpx.Client) -> None:
     result = ask(client, "pretraining a 405B model on 1024 H100s with TP 8 PP 16")
     assert result["kind"] == "recommendation"
     assert (result["profile"]["tp"], result["profile"]["pp"]) == (8, 16)
@@ -132,14 +132,14 @@ def test_a_stated_parallelism_plan_is_the_plan_the_recommendation_follows(client
     ) == (8, 4)
 
 
-def test_a_mixture_of_experts_model_is_carried_into_the_profile(client: httpx.Client) -> None:  # noqa: F811
+def test_a_mixture_of_experts_model_is_carried_into_the_profile(client: httpx.Client) -> None:
     result = ask(client, "pretraining a 1T mixture-of-experts model on 512 H100s")
     assert result["kind"] == "recommendation"
     assert result["profile"]["moe"] is True and result["recommendation"]["profile"]["moe"] is True
     assert ask(client, "pretraining a dense 70B model on 512 H100s")["recommendation"]["profile"]["moe"] is False
 
 
-def test_a_plan_larger_than_the_cluster_gets_a_clarification_not_an_error(client: httpx.Client) -> None:  # noqa: F811
+def test_a_plan_larger_than_the_cluster_gets_a_clarification_not_an_error(client: httpx.Client) -> None:
     result = ask(client, "training on 64 GPUs with TP 8 and PP 16")
     assert result["kind"] == "clarification"
     assert result["recommendation"] is None
