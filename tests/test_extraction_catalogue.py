@@ -61,3 +61,6 @@ def test_racks_of_a_rack_scale_system_are_its_nodes():
     node count; racks of 8-GPU servers say nothing about how many servers."""
     assert extract("looking at GB200 NVL72, 8 racks, training a 1T MoE").profile.node_count == 8
     assert extract("8 racks of H100 servers for training").profile.node_count is None
+    four = extract("4 GB300 racks for inference").profile  # racks, not 4 GPUs
+    assert (four.node_count, four.gpu_count) == (4, None)
+    assert extract("we bought 16 H100 racks").profile.gpu_count is None
