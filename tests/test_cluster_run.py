@@ -21,7 +21,7 @@ import pytest
 from bench.cluster import free_layout
 from ops import parts
 from tests.servers import REPO, VENV_BIN
-from tests.test_run import pids, read_until, session_members
+from tests.test_run import pids, read_until, session_members, start_supervisor
 
 pytestmark = [pytest.mark.rasa, pytest.mark.cluster]
 
@@ -46,18 +46,6 @@ def cluster_env() -> Iterator[tuple[dict[str, str], Path]]:
         shutil.rmtree(var, ignore_errors=True)
 
 
-def start_cluster(env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [str(VENV_BIN / "python"), "-m", "ops.cluster"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-
-
 def started_parts(process: subprocess.Popen[str], var: Path) -> dict[str, int]:
     output = read_until(process, "starting rasa-2", timeout=180)
     assert "postgres is up" in output and "redis is up" in output, output
@@ -79,7 +67,7 @@ def gone_within(children: dict[str, int], seconds: float) -> list[str]:
 
 def test_sigterm_to_the_group_stops_every_cluster_process_within_10s(cluster_env):
     env, var = cluster_env
-    process = start_cluster(env)
+    process = start_supervisor(env, "ops.cluster")
     try:
         children = started_parts(process, var)
         os.killpg(process.pid, signal.SIGTERM)
@@ -94,7 +82,7 @@ def test_sigterm_to_the_group_stops_every_cluster_process_within_10s(cluster_env
 
 def test_a_sigkill_of_the_cluster_supervisor_leaves_no_process_behind(cluster_env):
     env, var = cluster_env
-    process = start_cluster(env)
+    process = start_supervisor(env, "ops.cluster")
     try:
         children = started_parts(process, var)
     finally:

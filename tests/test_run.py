@@ -31,9 +31,11 @@ def run_env(tmp_path: Path) -> tuple[dict[str, str], dict[str, int]]:
     return env, ports
 
 
-def start_run(env: dict[str, str]) -> subprocess.Popen[str]:
+def start_supervisor(env: dict[str, str], module: str = "ops.run") -> subprocess.Popen[str]:
+    """`make run`'s supervisor (or `make run-cluster`'s, module ops.cluster) in a session of
+    its own, so a test can signal its whole process group as a process manager would."""
     return subprocess.Popen(
-        [str(VENV_BIN / "python"), "-m", "ops.run"],
+        [str(VENV_BIN / "python"), "-m", module],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,
@@ -87,7 +89,7 @@ def test_run_starts_every_service_then_sigterm_to_its_group_stops_them_all_withi
 
     launch.ensure_model()
     env, ports = run_env(tmp_path)
-    process = start_run(env)
+    process = start_supervisor(env)
     try:
         output = read_until(process, "Press Ctrl-C")
         assert "Fabric Advisor is running" in output, output
@@ -120,7 +122,7 @@ def test_run_starts_every_service_then_sigterm_to_its_group_stops_them_all_withi
 
 def test_a_sigkill_of_the_supervisor_leaves_no_process_behind(tmp_path):
     env, ports = run_env(tmp_path)
-    process = start_run(env)
+    process = start_supervisor(env)
     try:
         read_until(process, "starting rasa", timeout=120)  # the action server is up, Rasa starting
         time.sleep(2)
