@@ -27,7 +27,9 @@ How each item is judged (observable in the reply, nothing else):
   - design_answer: the reply answers from the design on the table: not the fallback,
     "nothing changed", the "no recommendation yet" reply or a goodbye. Whether it is the
     right figure is what `expect_all` checks.
-  - greeting: any non-empty reply that is not the fallback.
+  - greeting, goodbye_or_thanks: any non-empty reply that is not the fallback.
   - refusal_or_clarify: the reply is not a sized design and either asks a question or
     says what it cannot do ("can't", "cannot", "couldn't", "outside", "sorry", "need").
+- intents: the intent the trained Rasa model gives the message (Rasa's /model/parse on
+  the real server, the fallback included) is the labelled one.
 """

@@ -1,4 +1,4 @@
-"""`python -m evaluation [knowledge] [sizing] [conversations] [--failures]`: score the
+"""`python -m evaluation [knowledge] [sizing] [conversations] [intents] [--set S] [--failures]`: score the
 blind sets (see the package docstring for how each item is judged) and print one line
 per set, plus each failure with --failures. Exits 0; the scores are the output."""
 
@@ -18,14 +18,13 @@ from advisor.models import AskKind
 from advisor.render import markdown
 from bot import launch
 from evaluation.scoring import (
-    DEV_SETS,
-    HELD_OUT_SETS,
-    SETS,
+    COLLECTIONS,
     Verdict,
     judge_turn,
     load,
     missing_groups,
     profile_mismatches,
+    set_path,
     summary_line,
     unanswered_side_questions,
 )
@@ -33,7 +32,7 @@ from evaluation.scoring import (
 SIZING_KINDS = (AskKind.recommendation, AskKind.clarification)
 
 
-def score_knowledge(path: Path = SETS["knowledge"]) -> list[Verdict]:
+def score_knowledge(path: Path) -> list[Verdict]:
     verdicts = []
     for item in load(path):
         reply = service.ask(item["question"]).reply
@@ -43,7 +42,7 @@ def score_knowledge(path: Path = SETS["knowledge"]) -> list[Verdict]:
     return verdicts
 
 
-def score_sizing(path: Path = SETS["sizing"]) -> list[Verdict]:
+def score_sizing(path: Path) -> list[Verdict]:
     verdicts = []
     for item in load(path):
         result = service.ask(item["text"])
@@ -63,12 +62,13 @@ def score_sizing(path: Path = SETS["sizing"]) -> list[Verdict]:
     return verdicts
 
 
-def score_conversations(path: Path = SETS["conversations"], webhook: str | None = None) -> list[Verdict]:
+def score_conversations(path: Path, rasa: str | None = None) -> list[Verdict]:
     """Each turn of each conversation, judged by its expect kind, on the real chat stack
-    (started here unless a running stack's REST webhook is given)."""
-    if webhook is None:
+    (started here unless a running Rasa's URL is given)."""
+    if rasa is None:
         with tempfile.TemporaryDirectory(prefix="evaluation-") as workdir, launch.chat_stack(Path(workdir)) as stack:
-            return score_conversations(path, stack.webhook)
+            return score_conversations(path, stack.rasa.url)
+    webhook = f"{rasa}/webhooks/rest/webhook"
     verdicts = []
     with httpx.Client(timeout=60) as client:
         for conversation in load(path):
@@ -90,16 +90,50 @@ def score_conversations(path: Path = SETS["conversations"], webhook: str | None 
     return verdicts
 
 
-SCORERS = {"knowledge": score_knowledge, "sizing": score_sizing, "conversations": score_conversations}
+def score_intents(path: Path, rasa: str | None = None) -> list[Verdict]:
+    """Each message's intent as the trained model on the real Rasa server gives it
+    (/model/parse, after the fallback classifier), against its label."""
+    if rasa is None:
+        with tempfile.TemporaryDirectory(prefix="evaluation-") as workdir, launch.chat_stack(Path(workdir)) as stack:
+            return score_intents(path, stack.rasa.url)
+    verdicts = []
+    with httpx.Client(timeout=60) as client:
+        for item in load(path):
+            response = client.post(f"{rasa}/model/parse", json={"text": item["text"]})
+            response.raise_for_status()
+            got = (response.json().get("intent") or {}).get("name") or ""
+            verdicts.append(
+                Verdict(
+                    id=item["id"],
+                    ok=got == item["intent"],
+                    why="" if got == item["intent"] else f"expected {item['intent']}, got {got}",
+                    text=item["text"],
+                    reply=got,
+                )
+            )
+    return verdicts
+
+
+SCORERS = {
+    "knowledge": score_knowledge,
+    "sizing": score_sizing,
+    "conversations": score_conversations,
+    "intents": score_intents,
+}
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation", description=__doc__)
     parser.add_argument("sets", nargs="*", metavar="SET", help=f"any of {', '.join(SCORERS)} (default: all)")
-    parser.add_argument("--dev", action="store_true", help="score the development sets (tests/data/dev_*.jsonl)")
     parser.add_argument(
-        "--held-out", action="store_true", help="score the held-out blind sets (tests/data/heldout_*.jsonl)"
+        "--set",
+        dest="collection",
+        choices=COLLECTIONS,
+        default="blind",
+        help="which collection: tests/data/<SET>_<kind>.jsonl (default: blind, the first blind set)",
     )
+    parser.add_argument("--dev", action="store_true", help="the development sets (same as --set dev)")
+    parser.add_argument("--held-out", action="store_true", help="the held-out blind sets (same as --set heldout)")
     parser.add_argument("--failures", action="store_true", help="print every failure with the reply")
     args = parser.parse_args(argv)
     unknown = [name for name in args.sets if name not in SCORERS]
@@ -107,7 +141,8 @@ def main(argv: list[str]) -> int:
         parser.error(f"unknown set {', '.join(unknown)}; choose from {', '.join(SCORERS)}")
     knowledge.build()  # a no-op when the database matches its sources
     for name in args.sets or list(SCORERS):
-        path = (DEV_SETS if args.dev else HELD_OUT_SETS if args.held_out else SETS)[name]
+        collection = "dev" if args.dev else "heldout" if args.held_out else args.collection
+        path = set_path(collection, name)
         if not path.exists():
             print(f"{name}: no {path.name}", flush=True)
             continue

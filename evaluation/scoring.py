@@ -12,16 +12,21 @@ from typing import Any
 from pydantic import BaseModel
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
-SETS = {
-    "knowledge": DATA / "blind_knowledge.jsonl",
-    "sizing": DATA / "blind_sizing.jsonl",
-    "conversations": DATA / "blind_conversations.jsonl",
-}
-#: our own development questions, for tuning (never copies of the blind ones)
-DEV_SETS = {name: DATA / f"dev_{name}.jsonl" for name in SETS}
-#: a second blind set, written by another helper who saw neither our data nor the first
-#: set, scored once after issue 14 and never tuned to (docs/evaluation.md)
-HELD_OUT_SETS = {name: DATA / f"heldout_{name}.jsonl" for name in SETS}
+#: every collection of sets by its file prefix: `blind` (the first blind set), `dev` (our
+#: own development questions, for tuning; never copies of blind ones), `heldout` (a
+#: second blind set by another helper who saw neither our data nor the first, scored
+#: once after issue 14 and never tuned to) and `blind3` (a third, with chat intents,
+#: scored first on the code before the work it measures; docs/evaluation.md)
+COLLECTIONS = ("blind", "dev", "heldout", "blind3")
+KINDS = ("knowledge", "sizing", "conversations", "intents")
+
+
+def set_path(collection: str, kind: str) -> Path:
+    """The file of one kind of set in a collection (it may not exist: not every
+    collection has every kind)."""
+    return DATA / f"{collection}_{kind}.jsonl"
+
+
 NUMBER_TOLERANCE = 0.005
 
 _FABRIC = re.compile(r"infiniband|roce|ethernet|nvlink", re.I)
@@ -82,9 +87,10 @@ def judge_turn(kind: str, reply: str, expect_all: list[list[str]] | None = None)
             problems.append("not understood / fallback")
         elif kind == "knowledge" and is_design(reply):
             problems.append("a design instead of an answer")
-    elif kind == "greeting":
+    elif kind in ("greeting", "goodbye_or_thanks"):
+        # any polite reply will do; only silence or the fallback is wrong
         if not reply.strip() or "didn't understand" in reply.lower():
-            problems.append("no greeting")
+            problems.append("no reply" if kind == "goodbye_or_thanks" else "no greeting")
     elif kind == "refusal_or_clarify":
         if is_design(reply) or not ("?" in reply or _REFUSAL.search(reply)):
             problems.append("neither refuses nor asks")
