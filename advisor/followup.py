@@ -83,19 +83,41 @@ def _budget_line(rec: Recommendation, budget_usd: float | None) -> str:
     )
 
 
+#: words that ask for the lossless-Ethernet settings (which a plain Ethernet design has not)
+LOSSLESS_WORDS = re.compile(r"\b(?:pfc|ecn|dcqcn|lossless|headroom|priority flow|congestion notification)\b", re.I)
+
+
+def _configured(rec: Recommendation) -> list[str]:
+    """The design's own settings: its fabric configuration (every fabric kind), else the
+    RoCE list of older stored recommendations."""
+    if rec.fabric_configuration is not None and rec.fabric_configuration.settings:
+        return [f"- **{s.setting}:** {s.value} _(Source: {s.source})_" for s in rec.fabric_configuration.settings]
+    return [f"- **{s.setting}:** {s.value} _(Source: {s.source})_" for s in rec.roce_configuration]
+
+
 def _settings_lines(rec: Recommendation, question: str, alternative: Alternative | None) -> list[str]:
     """The settings of the design's fabric, or of the fabric the question names ("if we
-    chose RoCEv2"), from the recommendation when it lists them, else the knowledge base."""
+    chose RoCEv2"), from the recommendation when it lists them, else the knowledge base.
+    PFC/ECN asked of a plain Ethernet design are answered with what RoCEv2 on the same
+    cluster would need, since the design itself runs without them."""
     named = [name for name in fabrics_named(question) if family(name) != family(rec.fabric.technology)]
+    lossless_asked = bool(LOSSLESS_WORDS.search(question)) and family(rec.fabric.technology) == "ethernet"
+    if lossless_asked and not named:
+        named = ["rocev2"]
     target = rec
     if named and alternative is not None:
         target = alternative(rec, named[0]) or rec
-    lines = [f"- **{s.setting}:** {s.value} _(Source: {s.source})_" for s in target.roce_configuration]
-    if not lines:
-        lines = _quotes(SETTINGS_ENTRIES.get(family(target.fabric.technology), []))
+    lines = _configured(target) or _quotes(SETTINGS_ENTRIES.get(family(target.fabric.technology), []))
     if not lines:
         return [f"- **Settings:** {target.fabric.name} needs no fabric settings beyond the servers' own NVLink."]
     head = f"- **Switch and NIC settings for {target.fabric.name}:**"
+    if lossless_asked:
+        head = (
+            f"- {rec.fabric.name} runs lossy, without PFC or ECN (TCP or NCCL's socket transport). "
+            f"Run RoCEv2 on it and the switches need these settings:"
+            if target is not rec
+            else f"- {rec.fabric.name} runs lossy, without PFC or ECN; its settings:"
+        )
     return [head, *("  " + line for line in lines)]
 
 

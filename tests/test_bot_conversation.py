@@ -329,6 +329,16 @@ def test_follow_ups_are_answered_from_the_design_on_the_table(chat):
     assert chat.slots()["recommendation_id"] == rec_id  # nothing was re-sized
 
 
+def test_terse_and_lossless_follow_ups_are_answered_from_the_design_whatever_the_intent(chat):
+    """Rasa may take "cables/optics count?" for a comparison; the design still answers it,
+    and PFC/ECN asked of a plain Ethernet design get what RoCEv2 on it would need."""
+    chat.say("64 A100 GPUs training a 13B model, standard ethernet please")
+    optics = chat.say("cables/optics count?")
+    assert optics.startswith("For the design I recommended") and "optic" in optics.lower()
+    lossless = chat.say("What ECN and PFC thresholds would you configure?")
+    assert "without PFC or ECN" in lossless and "priority 3" in lossless
+
+
 def test_a_question_inside_a_sizing_request_is_answered_beside_the_design(chat):
     reply = chat.say("We're training a 400B model on 8,192 H100s - is Dragonfly+ worth considering at this size?")
     assert "**Recommendation:" in reply

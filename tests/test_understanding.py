@@ -102,3 +102,13 @@ def test_answers_lead_with_the_direct_answer_and_its_source():
     reply = service.ask("what is PFC?").reply
     first, second = reply.split("\n\n")[:2]
     assert first.startswith("**PFC (Priority Flow Control)**: ") and second.startswith("_Source: ")
+
+
+def test_pfc_and_ecn_asked_of_a_plain_ethernet_design_get_the_roce_settings_it_would_need():
+    shown = service.ask("64 A100 GPUs training a 13B model, standard ethernet please")
+    assert shown.recommendation is not None and shown.recommendation.fabric.technology.startswith("ethernet")
+    result = service.ask("What ECN and PFC thresholds would you configure?", shown.profile, shown.recommendation.id)
+    assert result.kind == AskKind.design_answer
+    assert "runs lossy, without PFC or ECN" in result.reply
+    assert "ECN" in result.reply and "priority 3" in result.reply.lower()
+    assert "IB MTU" not in result.reply

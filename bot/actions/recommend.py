@@ -78,12 +78,10 @@ class ActionExplain(AdvisorAction):
         return "action_explain"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        decision, found, shown = respond.understanding(tracker)
-        topics = [t for t in decision.design_topics if t != "why_not"]
-        if shown is not None and topics:  # "justify why a lossless fabric is required", "why that price?"
-            text = profile.latest_text(tracker)
-            output.say(dispatcher, tracker, service.design_reply(shown, decision, text, found.budget_usd))
+        # "justify why a lossless fabric is required", "why that price?"
+        if respond.answered_from_design(dispatcher, tracker, excluding=("why_not",)):
             return []
+        shown = shown_recommendation(tracker)
         if shown is not None and respond.names_a_topology(profile.latest_text(tracker)):
             return respond.respond(dispatcher, tracker, list)  # "why not Dragonfly+?"
         rec = recommendation_for_question(tracker)
@@ -102,6 +100,10 @@ class ActionCompare(AdvisorAction):
         return "action_compare"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        # "cables/optics count?" about the design shown; costs and why-nots are what the
+        # comparison itself shows
+        if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):
+            return []
         rec = recommendation_for_question(tracker)
         if rec is None:
             # no cluster yet: "IB vs RoCE?" is then a general question

@@ -68,6 +68,19 @@ def understanding(tracker: Tracker) -> tuple[Understanding, ProfileDraft, Recomm
     return decision, extraction.profile, shown
 
 
+def answered_from_design(
+    dispatcher: CollectingDispatcher, tracker: Tracker, *, excluding: tuple[str, ...] = ()
+) -> bool:
+    """Answer a question about the design on the table ("cables/optics count?", "why that
+    price?") whichever intent Rasa gave it; False when there is no design or no such topic."""
+    decision, found, shown = understanding(tracker)
+    if shown is None or not [t for t in decision.design_topics if t not in excluding]:
+        return False
+    text = profile.latest_text(tracker)
+    output.say(dispatcher, tracker, service.design_reply(shown, decision, text, found.budget_usd))
+    return True
+
+
 def respond(
     dispatcher: CollectingDispatcher,
     tracker: Tracker,
