@@ -30,6 +30,12 @@ class Answer(BaseModel):
     source: str = Field(
         description="Where the fact comes from.", examples=["Seed guide, 'Priority Flow Control (PFC)'"]
     )
+    note: str = Field(
+        default="",
+        description="Where the seed guide and the vendor document differ, or how a figure was derived (empty when "
+        "there is nothing to add); shown with the answer, so a claim of the guide is never repeated uncorrected.",
+        examples=["The guide names Quantum-3 switches for NDR. Per NVIDIA, NDR switches are Quantum-2 (QM9700)."],
+    )
     not_covered: list[str] = Field(
         default_factory=list,
         description="Terms of the question no knowledge entry mentions; when there are any, this entry is "

@@ -68,6 +68,7 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
         topic=hit.title,
         subject=hit.subject,
         source=hit.source,
+        note=hit.note,
         not_covered=knowledge.uncovered_acronyms(question),
     )
 

@@ -112,3 +112,12 @@ def test_pfc_and_ecn_asked_of_a_plain_ethernet_design_get_the_roce_settings_it_w
     assert "runs lossy, without PFC or ECN" in result.reply
     assert "ECN" in result.reply and "priority 3" in result.reply.lower()
     assert "IB MTU" not in result.reply
+
+
+def test_an_answer_from_an_entry_the_vendor_corrects_shows_the_correction():
+    """The guide's wrong claims (DGX H100 on HDR, NDR on Quantum-3) stay in its entries
+    as the guide's words; the vendor's correction must travel with every answer from them."""
+    result = service.ask("Does the DGX H100 have 8 HDR200 ports, as the guide says?")
+    assert result.answer is not None and result.answer.note
+    assert "**Note:** " + result.answer.note in result.reply
+    assert "400 Gb/s ConnectX-7" in result.reply

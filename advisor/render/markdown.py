@@ -309,6 +309,8 @@ def answer_markdown(answer: Answer) -> str:
     """The direct answer first (the entry's first sentence) with its source, then the detail."""
     lead, detail = lead_and_detail(answer.text)
     entry = f"**{answer.topic}**: {lead}\n\n_Source: {answer.source}_"
+    if answer.note:  # before the detail, which may repeat a claim of the guide the note corrects
+        entry += f"\n\n**Note:** {answer.note}"
     if detail:
         entry += f"\n\n{detail}"
     if not answer.not_covered:
