@@ -16,7 +16,9 @@ The decision, in order:
    sizing request, except a question ("what would ...", "is ... worth it") that names no
    workload, asks for nothing to be designed, continues no sizing of earlier turns, and
    that the knowledge base answers: "what does an InfiniBand fabric for 16 DGX H100
-   cost?" asks for the guide's figure, not for a design.
+   cost?" asks for the guide's figure, not for a design. A workload named in a question
+   about someone else's figures or cluster ("did Meta's 24K-GPU training cluster use
+   DCQCN?") does not make it a sizing request either.
 3. A phrase asking for a design ("what network do we need") is a sizing request; a
    question (what, how, why, is ...) is a knowledge question; details that continue or
    start a profile ("it is for training") continue the sizing.
@@ -73,7 +75,7 @@ def _pattern(phrases: list[str]) -> re.Pattern[str]:
 
 @cache
 def _cues() -> dict[str, re.Pattern[str]]:
-    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic")}
+    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic", "reported")}
 
 
 @cache
@@ -90,6 +92,12 @@ def design_topics(question: str) -> list[str]:
 def is_question(text: str) -> bool:
     """It asks something (a question word or a question mark), rather than tells."""
     return bool(_cues()["knowledge"].search(text)) or text.rstrip().endswith("?")
+
+
+def asks_about_reported_figures(text: str) -> bool:
+    """ "what % would IB be at the guide's numbers?", "did Meta's 24K-GPU cluster use
+    DCQCN?": a question about figures or a cluster that are not the customer's."""
+    return bool(_cues()["reported"].search(text))
 
 
 def asks_for_design(text: str) -> bool:
@@ -167,7 +175,7 @@ def understand(
     if sized:
         guide_fact = (
             is_question(question)
-            and found.workload is None
+            and (found.workload is None or asks_about_reported_figures(question))
             and not asks_for_design(question)
             and not continues
             and not resized

@@ -21,6 +21,8 @@ def design():
         "What would the InfiniBand fabric for 16 DGX H100 servers cost?",
         "is the IB premium worth it if the whole cluster is $5M?",
         "recommended MTU for a RoCE fabric?",
+        "budget 2M, 16 dgx nodes. what % would an IB fabric be at the guide's numbers",
+        "For Meta's 24K-GPU RoCE training cluster, did they rely on DCQCN for congestion control?",
     ],
 )
 def test_a_question_naming_a_size_or_budget_gets_the_guides_answer(text):
