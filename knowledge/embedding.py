@@ -251,7 +251,7 @@ class MiniLM:
     def dimension(self) -> int:
         return int(self.width)
 
-    def encode(self, texts: list[str], batch_size: int = 32) -> Array:
+    def encode(self, texts: list[str], batch_size: int = 8) -> Array:
         """One L2-normalised vector per text, shape (len(texts), 384). Texts of similar
         length are batched together, so padding costs little."""
         encoded = [self.tokenizer.encode(text) for text in texts]

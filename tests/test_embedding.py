@@ -14,6 +14,8 @@ import pytest
 
 from knowledge import embedding
 from knowledge.search import EMBEDDING_MODEL_DIR
+from knowledge.semantic import SemanticIndex
+from knowledge.vectors import EntryText
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
 HAVE_MODEL = (EMBEDDING_MODEL_DIR / embedding.WEIGHTS).is_file()
@@ -63,3 +65,30 @@ def test_vectors_match_sentence_transformers_on_torch() -> None:
     assert np.abs(batched - reference).max() < 1e-5
     assert np.abs(one_by_one - reference).max() < 1e-5
     assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+
+
+@needs_model
+def test_semantic_index_ranks_by_meaning_and_reuses_its_cached_vectors(tmp_path: Path) -> None:
+    model = embedding.MiniLM(EMBEDDING_MODEL_DIR)
+    entries = [
+        EntryText(
+            "nvlink", ("NVLink", "how do GPUs in one server talk to each other"), "NVLink joins the GPUs of a server."
+        ),
+        EntryText("pfc", ("PFC", "why does RoCE need lossless Ethernet"), "Priority Flow Control pauses a class."),
+        EntryText("price", ("switch prices",), "What a leaf switch costs."),
+    ]
+    cache = tmp_path / "kb.minilm.npz"
+    first = SemanticIndex(model, entries, cache)
+    scores = first.similarities("what stops packets being dropped on a converged network")
+    assert max(scores, key=scores.__getitem__) == "pfc"
+
+    calls: list[int] = []
+    original = model.encode
+
+    def counting(texts: list[str], batch_size: int = 8) -> np.ndarray:
+        calls.append(len(texts))
+        return original(texts, batch_size)
+
+    model.encode = counting  # type: ignore[method-assign]
+    second = SemanticIndex(model, entries, cache)
+    assert calls == [] and np.array_equal(second.phrasings, first.phrasings)
