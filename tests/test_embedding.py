@@ -1,0 +1,94 @@
+"""The numpy MiniLM (knowledge/embedding.py) tokenizes and embeds as sentence-transformers
+on PyTorch does: reference token ids and vectors in tests/data/minilm_reference.json were
+made with it. The comparison needs the model files (`make embedding-model`); the
+tokenizer and safetensors reader are also checked on small hand-made inputs."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from knowledge import embedding
+from knowledge.search import EMBEDDING_MODEL_DIR
+from knowledge.semantic import SemanticIndex
+from knowledge.vectors import EntryText
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
+HAVE_MODEL = (EMBEDDING_MODEL_DIR / embedding.WEIGHTS).is_file()
+needs_model = pytest.mark.skipif(not HAVE_MODEL, reason="no model files: run `make embedding-model`")
+
+
+def test_basic_tokens_lower_case_strip_accents_and_split_punctuation() -> None:
+    assert embedding.basic_tokens("Café's RoCEv2,\tGPU数\x00!") == ["cafe", "'", "s", "rocev2", ",", "gpu", "数", "!"]
+
+
+def test_wordpiece_takes_the_longest_pieces_and_marks_unknown_words() -> None:
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "infini", "##band", "in", "##fini", "switch", "##es"]
+    tokenizer = embedding.WordPiece(vocab)
+    assert tokenizer.encode("InfiniBand switches xyz") == [2, 4, 5, 8, 9, 1, 3]
+    assert len(tokenizer.encode("switch " * 300, max_tokens=16)) == 16
+
+
+def test_safetensors_reader_returns_each_tensor_with_its_shape(tmp_path: Path) -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([7, 8], dtype=np.int64)
+    header = {
+        "__metadata__": {"format": "pt"},
+        "a": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]},
+        "b": {"dtype": "I64", "shape": [2], "data_offsets": [24, 40]},
+    }
+    raw = json.dumps(header).encode()
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + a.tobytes() + b.tobytes())
+    tensors = embedding.read_safetensors(path)
+    assert np.array_equal(tensors["a"], a) and np.array_equal(tensors["b"], b)
+
+
+@needs_model
+def test_token_ids_match_the_reference_tokenizer() -> None:
+    tokenizer = embedding.WordPiece((EMBEDDING_MODEL_DIR / embedding.VOCAB).read_text(encoding="utf-8").splitlines())
+    for item in REFERENCE["sentences"]:
+        assert tokenizer.encode(item["text"]) == item["token_ids"], item["text"]
+
+
+@needs_model
+def test_vectors_match_sentence_transformers_on_torch() -> None:
+    model = embedding.MiniLM(EMBEDDING_MODEL_DIR)
+    texts = [item["text"] for item in REFERENCE["sentences"]]
+    reference = np.array([item["vector"] for item in REFERENCE["sentences"]], dtype=np.float32)
+    batched = model.encode(texts)
+    one_by_one = np.stack([model.encode([text])[0] for text in texts])
+    assert np.abs(batched - reference).max() < 1e-5
+    assert np.abs(one_by_one - reference).max() < 1e-5
+    assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
+
+
+@needs_model
+def test_semantic_index_ranks_by_meaning_and_reuses_its_cached_vectors(tmp_path: Path) -> None:
+    model = embedding.MiniLM(EMBEDDING_MODEL_DIR)
+    entries = [
+        EntryText(
+            "nvlink", ("NVLink", "how do GPUs in one server talk to each other"), "NVLink joins the GPUs of a server."
+        ),
+        EntryText("pfc", ("PFC", "why does RoCE need lossless Ethernet"), "Priority Flow Control pauses a class."),
+        EntryText("price", ("switch prices",), "What a leaf switch costs."),
+    ]
+    cache = tmp_path / "kb.minilm.npz"
+    first = SemanticIndex(model, entries, cache)
+    scores = first.similarities("what stops packets being dropped on a converged network")
+    assert max(scores, key=scores.__getitem__) == "pfc"
+
+    calls: list[int] = []
+    original = model.encode
+
+    def counting(texts: list[str], batch_size: int = 8) -> np.ndarray:
+        calls.append(len(texts))
+        return original(texts, batch_size)
+
+    model.encode = counting  # type: ignore[method-assign]
+    second = SemanticIndex(model, entries, cache)
+    assert calls == [] and np.array_equal(second.phrasings, first.phrasings)
