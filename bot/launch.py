@@ -25,13 +25,26 @@ MODEL = BOT / "models" / "fabric-advisor.tar.gz"
 RASA_START_TIMEOUT = 120.0  # Rasa imports TensorFlow and loads the model: ~15-30 s here
 ACTIONS_START_TIMEOUT = 60.0
 
-# quiet, offline Rasa: no telemetry calls, no SQLAlchemy 2.0 banner
-RASA_ENV = {"RASA_TELEMETRY_ENABLED": "false", "SQLALCHEMY_SILENCE_UBER_WARNING": "1"}
+# quiet, offline Rasa: no telemetry calls, no SQLAlchemy 2.0 banner; the repository on
+# the path for the intent featurizer (bot/components imports core.embedding); one BLAS
+# thread, since the featurizer's small matrix products only contend for the two cores
+# (p95 of an embedding 0.2-0.5 s with two threads on a busy machine, docs/embeddings.md)
+RASA_ENV = {
+    "RASA_TELEMETRY_ENABLED": "false",
+    "SQLALCHEMY_SILENCE_UBER_WARNING": "1",
+    "PYTHONPATH": str(REPO),
+    "OPENBLAS_NUM_THREADS": "1",
+}
 
 
 def training_inputs() -> list[Path]:
     """The files the model is trained from (the Makefile's BOT_DATA)."""
-    return [*sorted((BOT / "data").glob("*.yml")), BOT / "domain.yml", BOT / "config.yml"]
+    return [
+        *sorted((BOT / "data").glob("*.yml")),
+        BOT / "domain.yml",
+        BOT / "config.yml",
+        *sorted((BOT / "components").glob("*.py")),
+    ]
 
 
 def model_is_stale() -> bool:

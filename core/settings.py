@@ -15,6 +15,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.embedding import DEFAULT_MODEL_DIR, MODEL_DIR_VARIABLE
+
 REPO = Path(__file__).resolve().parents[1]
 
 #: Read by the Slack channel inside Rasa's own environment (bot/channels/slack.py),
@@ -38,6 +40,11 @@ class Settings(BaseSettings):
     var_dir: Path = Field(REPO / "var", alias="FABRIC_ADVISOR_VAR", description="logs and run-time files")
     db_path: Path = Field(REPO / "var" / "advisor.db", alias="FABRIC_ADVISOR_DB", description="stored recommendations")
     kb_path: Path = Field(REPO / "var" / "knowledge.db", alias="FABRIC_ADVISOR_KB", description="knowledge database")
+    embedding_model_dir: Path = Field(
+        DEFAULT_MODEL_DIR,
+        alias=MODEL_DIR_VARIABLE,
+        description="all-MiniLM-L6-v2's model.safetensors and vocab.txt (`make embedding-model`)",
+    )
     api_key: str | None = Field(None, alias="FABRIC_ADVISOR_API_KEY", description="require X-API-Key on the API")
     database_url: str | None = Field(
         None,

@@ -82,8 +82,6 @@ MIN_MEANING = 0.25
 #: share of the sentence-embedding similarity (knowledge/semantic.py) inside the meaning
 #: similarity; 0 keeps the TF-IDF similarity alone and never loads the model
 EMBEDDING_SHARE = 0.0
-#: where model.safetensors and vocab.txt of all-MiniLM-L6-v2 are (`make embedding-model`)
-EMBEDDING_MODEL_DIR = settings.var_dir / "models" / "all-minilm-l6-v2"
 _ROWS_SQL = f"select {', '.join(_ENTRY_COLUMNS)} from entries where id in (select value from json_each(:ids))"
 
 
@@ -140,7 +138,7 @@ def _meaning(db: Any, db_path: str | Path | None, text: str) -> dict[str, float]
     if EMBEDDING_SHARE <= 0:
         return meaning
     cache = path.with_name(path.name + ".minilm.npz")
-    embedded = semantic.index_for(key, EMBEDDING_MODEL_DIR, _entry_texts(db), cache).similarities(text)
+    embedded = semantic.index_for(key, settings.embedding_model_dir, _entry_texts(db), cache).similarities(text)
     return {
         entry_id: (1 - EMBEDDING_SHARE) * meaning.get(entry_id, 0.0) + EMBEDDING_SHARE * score
         for entry_id, score in embedded.items()

@@ -1,4 +1,4 @@
-"""Similarity of meaning by sentence embeddings (knowledge/embedding.py), the neural
+"""Similarity of meaning by sentence embeddings (core/embedding.py), the neural
 counterpart of the TF-IDF similarity in knowledge/vectors.py, scored the same way: each
 entry by a blend of its best paraphrase match and its whole text.
 
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from knowledge.embedding import MiniLM
+from core import embedding
+from core.embedding import MiniLM
 from knowledge.vectors import PARAPHRASE_SHARE, EntryText
 
 
@@ -55,7 +56,6 @@ class SemanticIndex:
 
 
 _cache: dict[str, SemanticIndex] = {}
-_models: dict[Path, MiniLM] = {}
 _lock = threading.Lock()
 
 
@@ -63,7 +63,5 @@ def index_for(key: str, model_dir: Path, entries: list[EntryText], cache: Path |
     """The index cached under key (a database's fingerprint), built at first use."""
     with _lock:
         if key not in _cache:
-            if model_dir not in _models:
-                _models[model_dir] = MiniLM(model_dir)
-            _cache[key] = SemanticIndex(_models[model_dir], entries, cache)
+            _cache[key] = SemanticIndex(embedding.shared(model_dir), entries, cache)
         return _cache[key]

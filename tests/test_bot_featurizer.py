@@ -1,0 +1,67 @@
+"""The Rasa featurizer that adds all-MiniLM-L6-v2 sentence vectors
+(bot/components/sentence_embedding.py), run by Rasa's own Python as Rasa runs it: from
+bot/ with launch.RASA_ENV (the repository on the path, one BLAS thread)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from bot import launch
+from ops.processes import RASA_BIN
+
+pytestmark = [
+    pytest.mark.rasa,
+    pytest.mark.skipif(not (RASA_BIN / "python").exists(), reason="no Rasa environment (make rasa-venv)"),
+]
+
+PROBE = """
+import json
+import numpy as np
+from rasa.shared.nlu.constants import TEXT
+from rasa.shared.nlu.training_data.message import Message
+from rasa.shared.nlu.training_data.training_data import TrainingData
+from components.sentence_embedding import SentenceEmbeddingFeaturizer
+
+config = {**SentenceEmbeddingFeaturizer.get_default_config(), "scale": 7.0}
+featurizer = SentenceEmbeddingFeaturizer(config, "probe")
+texts = ["goodbye", "hello", "farewell, speak tomorrow", ""]
+messages = [Message(data={TEXT: t}) for t in texts]
+featurizer.process(messages)
+data = TrainingData([Message(data={TEXT: "see you later", "intent": "goodbye"})])
+featurizer.process_training_data(data)
+def sentence(m):
+    seq, sen = m.get_dense_features(TEXT)
+    return None if sen is None else np.asarray(sen.features)
+vectors = [sentence(m) for m in messages]
+out = {
+    "shapes": [None if v is None else list(v.shape) for v in vectors],
+    "sequence": [m.get_dense_features(TEXT)[0] is not None for m in messages],
+    "norm": float(np.linalg.norm(vectors[0])),
+    "farewell_to_goodbye": float(vectors[2][0] @ vectors[0][0]),
+    "farewell_to_hello": float(vectors[2][0] @ vectors[1][0]),
+    "training_shape": list(sentence(data.training_examples[0]).shape),
+}
+print(json.dumps(out))
+"""
+
+
+def test_the_featurizer_adds_a_scaled_sentence_vector_that_places_words_by_meaning():
+    result = subprocess.run(
+        [str(RASA_BIN / "python"), "-c", PROBE],
+        cwd=launch.BOT,
+        env={**os.environ, **launch.RASA_ENV},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["shapes"][:3] == [[1, 384]] * 3 and out["shapes"][3] is None  # an empty text gets none
+    assert out["sequence"] == [False] * 4  # sentence features only: the classifier reads nothing else
+    assert out["norm"] == pytest.approx(7.0, rel=1e-4)
+    assert out["farewell_to_goodbye"] > out["farewell_to_hello"]
+    assert out["training_shape"] == [1, 384]
