@@ -65,3 +65,42 @@ def test_the_featurizer_adds_a_scaled_sentence_vector_that_places_words_by_meani
     assert out["norm"] == pytest.approx(7.0, rel=1e-4)
     assert out["farewell_to_goodbye"] > out["farewell_to_hello"]
     assert out["training_shape"] == [1, 384]
+
+
+GUARD_PROBE = """
+import json
+from rasa.engine.storage.local_model_storage import LocalModelStorage
+from rasa.engine.storage.resource import Resource
+from rasa.shared.nlu.constants import INTENT, TEXT
+from rasa.shared.nlu.training_data.message import Message
+from rasa.shared.nlu.training_data.training_data import TrainingData
+from components.unknown_words import UnknownWordsGuard
+import tempfile, pathlib
+
+storage = LocalModelStorage(pathlib.Path(tempfile.mkdtemp()))
+guard = UnknownWordsGuard(storage, Resource("guard"), set())
+guard.train(TrainingData([Message(data={TEXT: "infiniband or roce for us?", INTENT: "compare"})]))
+texts = ["qwzx blorp frumble", "infiniband roce", "ttyl", "fjdks 128 blorp", "what is pfc"]
+messages = [Message(data={TEXT: t, INTENT: {"name": "goodbye", "confidence": 0.8}}) for t in texts]
+guard.process(messages)
+loaded = UnknownWordsGuard.load({}, storage, Resource("guard"), None)
+print(json.dumps({"confidence": [m.get(INTENT)["confidence"] for m in messages],
+                  "reloaded": loaded.unknown("infiniband roce")}))
+"""
+
+
+def test_a_message_of_unknown_words_only_loses_its_intents_confidence():
+    """Gibberish goes to the fallback; words of the training data, digits and single
+    unknown words ("ttyl") are left to the classifier."""
+    result = subprocess.run(
+        [str(RASA_BIN / "python"), "-c", GUARD_PROBE],
+        cwd=launch.BOT,
+        env={**os.environ, **launch.RASA_ENV},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["confidence"] == [0.0, 0.8, 0.8, 0.8, 0.8]
+    assert out["reloaded"] is False  # the training words survive persisting
