@@ -17,7 +17,13 @@ from ops.processes import REPO
 
 DEPLOY = REPO / "deploy"
 # set by the images themselves (deploy/Dockerfile*), not by the compose file
-IMAGE_ENV = {"SANIC_HOST", "RASA_TELEMETRY_ENABLED", "SQLALCHEMY_SILENCE_UBER_WARNING"}
+IMAGE_ENV = {
+    "SANIC_HOST",
+    "RASA_TELEMETRY_ENABLED",
+    "SQLALCHEMY_SILENCE_UBER_WARNING",
+    "PYTHONPATH",
+    "OPENBLAS_NUM_THREADS",
+}
 
 
 @pytest.fixture(scope="module")
