@@ -111,6 +111,8 @@ def _settings_lines(rec: Recommendation, question: str, alternative: Alternative
     if not lines:
         return [f"- **Settings:** {target.fabric.name} needs no fabric settings beyond the servers' own NVLink."]
     head = f"- **Switch and NIC settings for {target.fabric.name}:**"
+    if family(target.fabric.technology) == "infiniband":  # what it does not need: PFC, ECN
+        lines = [*lines, *_quotes(LOSSLESS_ENTRIES["infiniband"])]
     if lossless_asked:
         head = (
             f"- {rec.fabric.name} runs lossy, without PFC or ECN (TCP or NCCL's socket transport). "

@@ -67,6 +67,7 @@ def test_clauses_split_sentences_and_trailing_questions():
         ("how long would a gradient all-reduce take?", "All-reduce:"),
         ("what mtu do we set", "4,096"),
         ("which switch settings does it need?", "subnet manager"),
+        ("which switch settings do we need for it", "no PFC or ECN tuning is needed"),
         ("how many switches is that?", "Switches:"),
         ("why not dragonfly+?", "Dragonfly"),
         ("which management software do we need for the fabric?", "Unified Fabric Manager"),
