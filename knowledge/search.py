@@ -138,7 +138,7 @@ def _meaning(db: Any, db_path: str | Path | None, text: str) -> dict[str, float]
     if EMBEDDING_SHARE <= 0:
         return meaning
     cache = path.with_name(path.name + ".minilm.npz")
-    embedded = semantic.index_for(key, settings.embedding_model_dir, _entry_texts(db), cache).similarities(text)
+    embedded = semantic.index_for(key, settings.embedding_model_dir, lambda: _entry_texts(db), cache).similarities(text)
     return {
         entry_id: (1 - EMBEDDING_SHARE) * meaning.get(entry_id, 0.0) + EMBEDDING_SHARE * score
         for entry_id, score in embedded.items()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -59,9 +60,10 @@ _cache: dict[str, SemanticIndex] = {}
 _lock = threading.Lock()
 
 
-def index_for(key: str, model_dir: Path, entries: list[EntryText], cache: Path | None) -> SemanticIndex:
-    """The index cached under key (a database's fingerprint), built at first use."""
+def index_for(key: str, model_dir: Path, entries: Callable[[], list[EntryText]], cache: Path | None) -> SemanticIndex:
+    """The index cached under key (a database's fingerprint), built at first use: the
+    entries are read from the database only then, not on every search."""
     with _lock:
         if key not in _cache:
-            _cache[key] = SemanticIndex(embedding.shared(model_dir), entries, cache)
+            _cache[key] = SemanticIndex(embedding.shared(model_dir), entries(), cache)
         return _cache[key]

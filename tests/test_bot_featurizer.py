@@ -18,6 +18,21 @@ pytestmark = [
     pytest.mark.skipif(not (RASA_BIN / "python").exists(), reason="no Rasa environment (make rasa-venv)"),
 ]
 
+
+def run_in_rasa(code: str) -> dict:
+    """Run a probe with Rasa's Python as Rasa runs (bot/, RASA_ENV); its last line is JSON."""
+    result = subprocess.run(
+        [str(RASA_BIN / "python"), "-c", code],
+        cwd=launch.BOT,
+        env={**os.environ, **launch.RASA_ENV},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 PROBE = """
 import json
 import numpy as np
@@ -50,16 +65,7 @@ print(json.dumps(out))
 
 
 def test_the_featurizer_adds_a_scaled_sentence_vector_that_places_words_by_meaning():
-    result = subprocess.run(
-        [str(RASA_BIN / "python"), "-c", PROBE],
-        cwd=launch.BOT,
-        env={**os.environ, **launch.RASA_ENV},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = run_in_rasa(PROBE)
     assert out["shapes"][:3] == [[1, 384]] * 3 and out["shapes"][3] is None  # an empty text gets none
     assert out["sequence"] == [False] * 4  # sentence features only: the classifier reads nothing else
     assert out["norm"] == pytest.approx(7.0, rel=1e-4)
@@ -92,15 +98,6 @@ print(json.dumps({"confidence": [m.get(INTENT)["confidence"] for m in messages],
 def test_a_message_of_unknown_words_only_loses_its_intents_confidence():
     """Gibberish goes to the fallback; words of the training data, digits and single
     unknown words ("ttyl") are left to the classifier."""
-    result = subprocess.run(
-        [str(RASA_BIN / "python"), "-c", GUARD_PROBE],
-        cwd=launch.BOT,
-        env={**os.environ, **launch.RASA_ENV},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = json.loads(result.stdout.strip().splitlines()[-1])
+    out = run_in_rasa(GUARD_PROBE)
     assert out["confidence"] == [0.0, 0.8, 0.8, 0.8, 0.8]
     assert out["reloaded"] is False  # the training words survive persisting

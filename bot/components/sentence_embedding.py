@@ -18,8 +18,6 @@ runs from bot/ with the repository root on PYTHONPATH (bot/launch.py RASA_ENV, M
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,7 +30,7 @@ from rasa.shared.nlu.constants import TEXT
 from rasa.shared.nlu.training_data.message import Message
 from rasa.shared.nlu.training_data.training_data import TrainingData
 
-from core import embedding
+from . import sentence_model
 
 
 @DefaultV1Recipe.register(DefaultV1Recipe.ComponentType.MESSAGE_FEATURIZER, is_trainable=False)
@@ -54,8 +52,7 @@ class SentenceEmbeddingFeaturizer(DenseFeaturizer, GraphComponent):
 
     def __init__(self, config: dict[str, Any], name: str) -> None:
         super().__init__(name, config)
-        directory = config.get("model_dir") or os.environ.get(embedding.MODEL_DIR_VARIABLE)
-        self.model = embedding.shared(Path(directory or embedding.DEFAULT_MODEL_DIR))
+        self.model = sentence_model(config.get("model_dir"))
         self.scale = np.float32(config["scale"])
 
     @classmethod

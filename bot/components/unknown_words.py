@@ -16,8 +16,6 @@ classifier and before the FallbackClassifier.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 from rasa.engine.graph import ExecutionContext, GraphComponent
@@ -30,6 +28,8 @@ from rasa.shared.nlu.training_data.message import Message
 from rasa.shared.nlu.training_data.training_data import TrainingData
 
 from core import embedding
+
+from . import sentence_model
 
 WORDS_FILE = "words.json"
 #: fewer words than this are left to the classifier ("ttyl", "thx")
@@ -49,8 +49,7 @@ class UnknownWordsGuard(GraphComponent, IntentClassifier):
         self._model_storage = model_storage
         self._resource = resource
         self.trained_words = trained_words
-        directory = os.environ.get(embedding.MODEL_DIR_VARIABLE) or embedding.DEFAULT_MODEL_DIR
-        self.english = embedding.shared(Path(directory)).tokenizer.ids
+        self.english = sentence_model().tokenizer.ids
 
     @classmethod
     def create(
