@@ -12,8 +12,11 @@ Sources (each row's table):
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+import knowledge
 from rules.engine import recommend
 from rules.models import Technology, TopologyKind, WorkloadProfile
 
@@ -108,3 +111,20 @@ def test_a_preferred_generation_the_nics_cannot_carry_says_so_and_what_was_chose
     honoured = design(gpu_count=256, gpu_model="B300", prefer="infiniband_xdr")
     assert honoured.fabric.technology is Technology.infiniband_xdr
     assert any(r.rule_id == "prefer-ib-xdr-honoured" for r in honoured.explanation)
+
+
+def _stated(text: str, sus: int, counts: tuple[int, ...]) -> bool:
+    """ "4 SU (128 B200 nodes, 1,024 GPUs) = 32 leaf / 16 spine", "8 SU = 64 / 32"."""
+    figures = r"\s*/\s*".join(rf"{n}(?:\s+(?:leaf|spine|core))?" for n in counts)
+    return re.search(rf"\b{sus} SU(?: \([^)]*\))? = {figures}\b", text) is not None
+
+
+def test_the_knowledge_bases_superpod_switch_counts_are_the_rows_the_sizing_reproduces():
+    """The knowledge answer and the recommendation must not disagree on a reference row."""
+    entry = knowledge.entry("practice-superpod-switch-counts")
+    assert entry is not None
+    b200, b300 = entry.text.split("B300-XDR")
+    for sus, leaf, spine, core in B200_ROWS:
+        assert _stated(b200, sus, (leaf, spine, core) if core else (leaf, spine)), sus
+    for sus, _, leaf, spine in B300_XDR_ROWS:
+        assert _stated(b300, sus, (leaf, spine)), sus
