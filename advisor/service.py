@@ -76,7 +76,11 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
 @lru_cache(maxsize=MEMO_SIZE)
 def _top_hit(question: str) -> knowledge.Entry | None:
     """The best entry for a question, remembered: the understanding and the answer both
-    ask for it, and the knowledge base is fixed for a process's life."""
+    ask for it, and the knowledge base is fixed for a process's life. A question that
+    asks to convert bits to bytes gets the conversion of its own numbers (knowledge.units)."""
+    converted = knowledge.conversion(question)
+    if converted is not None:
+        return converted
     hits = knowledge.search(question, limit=1)
     return hits[0] if hits else None
 

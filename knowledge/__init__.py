@@ -15,12 +15,14 @@ facts. `python -m knowledge build|search|subject` does the same from a shell.
 
 from knowledge.build import BuildResult, build, default_db_path
 from knowledge.search import Entry, UnknownSubject, entry, search, subject, subjects, uncovered_acronyms
+from knowledge.units import conversion
 
 __all__ = [
     "BuildResult",
     "Entry",
     "UnknownSubject",
     "build",
+    "conversion",
     "default_db_path",
     "entry",
     "search",

@@ -20,8 +20,10 @@ import functools
 import re
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 TERMS_FILE = Path(__file__).parent / "search_terms.yaml"
 MAX_INPUT_CHARS = 2000
@@ -33,25 +35,62 @@ _COMPOUND_SEPARATOR = re.compile(r"[-./]")
 _APOSTROPHE = re.compile(r"['’]s\b|['’]")
 
 
+class SearchTerms(BaseModel):
+    """The contents of search_terms.yaml, checked when first read: a misspelled section
+    or a cue that is not a regular expression fails at load with its name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stopwords: frozenset[str]
+    synonyms: dict[str, tuple[str, ...]]
+    boosts: dict[str, float] = Field(default_factory=dict)
+    definition_boosts: dict[str, float] = Field(default_factory=dict)
+    definition_cues: tuple[re.Pattern[str], ...] = ()
+
+    @field_validator("stopwords", mode="before")
+    @classmethod
+    def _lower_words(cls, value: Any) -> Any:
+        return [str(word).lower() for word in value or []]
+
+    @field_validator("synonyms", mode="before")
+    @classmethod
+    def _lower_synonyms(cls, value: Any) -> Any:
+        return {str(w).lower(): [str(s).lower() for s in alts] for w, alts in (value or {}).items()}
+
+    @field_validator("definition_cues", mode="before")
+    @classmethod
+    def _compile(cls, value: Any) -> Any:
+        try:
+            return tuple(re.compile(str(cue), re.IGNORECASE) for cue in value or [])
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from exc
+
+
 @functools.cache
-def _data() -> dict:
-    return yaml.safe_load(TERMS_FILE.read_text(encoding="utf-8")) or {}
+def _terms() -> SearchTerms:
+    try:
+        return SearchTerms.model_validate(yaml.safe_load(TERMS_FILE.read_text(encoding="utf-8")) or {})
+    except ValidationError as exc:
+        raise ValueError(f"{TERMS_FILE.name}: {exc}") from exc
 
 
-def boost(kind: str) -> float:
-    """The relevance multiplier of a kind of entry (`boosts` in search_terms.yaml)."""
-    return float((_data().get("boosts") or {}).get(kind, 1.0))
+def asks_definition(text: str) -> bool:
+    """The question asks what something is ("what is PFC", "explain rail-optimized")."""
+    question = str(text or "")[:MAX_INPUT_CHARS]
+    return any(cue.search(question) for cue in _terms().definition_cues)
 
 
-@functools.cache
+def boost(kind: str, definition: bool = False) -> float:
+    """The relevance multiplier of a kind of entry: `boosts` in search_terms.yaml, times
+    its `definition_boosts` when the question asks for a definition."""
+    terms = _terms()
+    extra = terms.definition_boosts.get(kind, 1.0) if definition else 1.0
+    return terms.boosts.get(kind, 1.0) * extra
+
+
 def _vocabulary() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
-    data = _data()
-    stopwords = frozenset(str(w).lower() for w in data.get("stopwords", []))
-    synonyms = {
-        str(word).lower(): tuple(str(s).lower() for s in alternatives)
-        for word, alternatives in (data.get("synonyms") or {}).items()
-    }
-    return stopwords, synonyms
+    terms = _terms()
+    return terms.stopwords, terms.synonyms
 
 
 def is_stopword(word: str) -> bool:
