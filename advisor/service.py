@@ -129,14 +129,15 @@ def design_reply(rec: Recommendation, decision: Understanding, question: str, bu
     return followup.design_answer(rec, decision.design_topics, question, budget_usd=budget_usd, alternative=alternative)
 
 
-def side_answer(rec: Recommendation, decision: Understanding) -> tuple[Answer | None, str]:
+def side_answer(rec: Recommendation | None, decision: Understanding) -> tuple[Answer | None, str]:
     """The answer to a question asked inside a sizing request, as markdown to show beside
-    the recommendation: from the design when it is about it, else the knowledge base."""
+    the recommendation: from the design when it is about it, else the knowledge base
+    (also while the request still lacks a detail and there is no design yet)."""
     asked = decision.side_question
     if not asked:
         return None, ""
     topics = understand.design_topics(asked)
-    if topics:
+    if topics and rec is not None:
         text = followup.design_answer(rec, topics, asked, alternative=alternative)
         return None, f"**You also asked:** _{asked}_\n\n{text}"
     hit = answer(asked)
@@ -184,11 +185,13 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
     missing = merged.missing()
     if missing:
         unusable = markdown.rejected_markdown(extraction.rejected)
+        side, side_text = side_answer(None, decision)
         return AskResult(
             kind=AskKind.clarification,
             profile=merged,
             missing=missing,
-            reply="\n\n".join(filter(None, [unusable, markdown.clarification_markdown(missing)])),
+            answer=side,
+            reply="\n\n".join(filter(None, [unusable, markdown.clarification_markdown(missing), side_text])),
         )
     try:
         complete = complete_profile(merged)

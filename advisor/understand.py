@@ -75,7 +75,7 @@ def _pattern(phrases: list[str]) -> re.Pattern[str]:
 
 @cache
 def _cues() -> dict[str, re.Pattern[str]]:
-    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic", "reported")}
+    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic", "reported", "side")}
 
 
 @cache
@@ -111,7 +111,7 @@ def about_shown_design(text: str) -> bool:
 
 _CLAUSE_BREAK = re.compile(
     r"(?<=[.?!;:])\s+|\s*(?:,|\s-\s|\s–\s|\s—\s|\band\s+also\b|\balso\b)\s*"
-    r"(?=(?:also\s+)?(?:is|are|should|would|does|do|can|could|what|how|why|which|will|any)\b)",
+    r"(?=(?:(?:also|and|but|plus)\s+)?(?:is|are|should|would|does|do|can|could|what|whats|what's|how|why|which|will|any)\b)",
     re.I,
 )
 
@@ -125,17 +125,24 @@ def side_question(text: str) -> str | None:
     """The question clause of a sizing request that asks something besides the design
     ("is dragonfly worth considering at this size?"), if there is one."""
     parts = clauses(text)
+    for index, part in enumerate(parts):
+        asks = is_question(part) or bool(_WH_START.match(part))  # "..., what pfc settings too"
+        if index and asks and (design_topics(part) or not asks_for_design(part)):
+            if not _gives_a_count(part):
+                return _LEADING_JOINER.sub("", " ".join(parts[index:]))
+        asked = _cues()["side"].search(part)
+        if asked and (index or asked.start()) and not _gives_a_count(part[asked.start() :]):
+            return " ".join([part[asked.start() :], *parts[index + 1 :]])
     if len(parts) < 2:
         return None
-    for index, part in enumerate(parts[1:], start=1):
-        if is_question(part) and (design_topics(part) or not asks_for_design(part)) and not _gives_a_count(part):
-            return " ".join(parts[index:])
     first = parts[0]
     if is_question(first) and not asks_for_design(first) and not _gives_a_count(first):
         return first
     return None
 
 
+_WH_START = re.compile(r"^(?:(?:and|but|plus|also)\s+)*(?:what|whats|what's|which|how|why)\b", re.I)
+_LEADING_JOINER = re.compile(r"^(?:(?:and|but|plus|also)\s+)+", re.I)
 _COUNT = re.compile(
     r"\b\d[\d,.]*\s*(?:k\b)?\s*(?:x\s*)?(?:\w+\s+){0,2}(?:gpus?|nodes?|servers?|h100s?|h200s?|b200s?|a100s?)", re.I
 )

@@ -50,7 +50,10 @@ def score_sizing(path: Path) -> list[Verdict]:
         problems = [] if result.kind in SIZING_KINDS else [f"answered as {result.kind}"]
         expect = dict(item.get("expect") or {})
         also_asks = expect.pop("also_asks", None) or []
-        problems += profile_mismatches(expect, result.profile.model_dump())
+        # what was sized: the recommendation's profile, where the hardware catalogue filled in
+        # the server shape ("8 h100 boxes" is 8 servers of 8 GPUs), else what was read
+        sized = result.recommendation.profile if result.recommendation is not None else result.profile
+        problems += profile_mismatches(expect, sized.model_dump())
         extra = result.reply
         if result.recommendation is not None:
             extra = extra.replace(markdown.recommendation_markdown(result.recommendation), "")

@@ -53,6 +53,26 @@ YES_NO_OPENERS = {
 }
 WH_OPENERS = {"what", "which", "how", "why", "when", "where", "who", "whats", "what's"}
 REFINERS = {"and", "with", "+", "using", "plus", "(", "/", "-", "on"}
+# "could you size ...?", "can you please design ...?": a request in a question's clothes
+POLITE_OPENERS = {"can", "could", "would", "will"}
+REQUEST_VERBS = {
+    "size",
+    "design",
+    "spec",
+    "quote",
+    "build",
+    "propose",
+    "recommend",
+    "suggest",
+    "plan",
+    "architect",
+    "lay",
+    "draw",
+    "sketch",
+    "configure",
+    "give",
+    "put",
+}
 
 
 def handler(name: str, *options: str) -> Callable[[Handler], Handler]:
@@ -454,7 +474,7 @@ def read_flag(match: Match) -> Reading | None:
     )
 
 
-@handler("preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end")
+@handler("preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end", "alone")
 def read_preference(match: Match) -> Reading | None:
     """The fabric a customer asks for ("we'd like to use RoCE", "IB is a must")."""
     doc = match.doc
@@ -468,6 +488,8 @@ def read_preference(match: Match) -> Reading | None:
         return None
     if match.rule.get("clause_end") and match.end < len(doc) and not doc[match.end].is_punct:
         return None
+    if match.rule.get("alone") and _other_fabric_near(doc, index):
+        return None
     value, source = _refined(doc, index)
     return Reading(
         match.rule["name"],
@@ -476,7 +498,9 @@ def read_preference(match: Match) -> Reading | None:
         match.end,
         {"prefer": value},
         {"prefer": source},
-        _claims("prefer", range(match.start, match.end)),
+        # a fabric read from its place alone ("256 gpus rocev2") leaves the words before
+        # it to the details they give
+        _claims("prefer", range(index, index + 1) if match.rule.get("alone") else range(match.start, match.end)),
     )
 
 
@@ -486,11 +510,26 @@ def _in_question(doc: Doc, index: int, wh: bool = False) -> bool:
     opens with an auxiliary verb (or, for rules that say so, a wh-word: "What MTU should
     we set for RoCE?"; the what-if rules keep "what about RoCE?")."""
     words = _sentence(doc, index)
-    if not words or words[-1].text != "?":
+    if not words or words[-1].text != "?" or _polite_request(words):
         return False
     openers = YES_NO_OPENERS | WH_OPENERS if wh else YES_NO_OPENERS
     clause_openers = [words[0]] + [words[i + 1] for i, t in enumerate(words[:-1]) if t.text in (",", ":", "-")]
     return any(opener.i <= index and opener.lower_ in openers for opener in clause_openers)
+
+
+def _polite_request(words: list[Token]) -> bool:
+    """ "Could you size a RoCEv2 fabric for 128 MI300X?" asks for a design of that fabric,
+    not whether to use it: a polite opener, "you", maybe "please", then a request verb."""
+    lowered = [w.lower_ for w in words[:4] if w.lower_ != "please"]
+    return len(lowered) >= 3 and lowered[0] in POLITE_OPENERS and lowered[1] == "you" and lowered[2] in REQUEST_VERBS
+
+
+def _other_fabric_near(doc: Doc, index: int) -> bool:
+    """Another fabric named in the same sentence ("ib, roce and ethernet"): a list of
+    options, not a choice."""
+    return any(
+        token.i != index and token.ent_type_ in ("FABRIC_ETH", "FABRIC_IB") for token in _sentence(doc, index)
+    )
 
 
 def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:

@@ -78,6 +78,7 @@ class FieldRule(BaseModel):
     wh_questions_ask: bool | None = None
     not_inverted: bool | None = None
     clause_end: bool | None = None
+    alone: bool | None = None
     rack_scale_only: bool | None = None
 
     def options(self) -> set[str]:
