@@ -35,6 +35,27 @@ _COMPOUND_SEPARATOR = re.compile(r"[-./]")
 _APOSTROPHE = re.compile(r"['’]s\b|['’]")
 
 
+class Intent(BaseModel):
+    """A kind of question (a definition, a price) and how it reweighs kinds of entry."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cues: tuple[re.Pattern[str], ...]
+    boosts: dict[str, float] = Field(default_factory=dict)
+    otherwise: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("cues", mode="before")
+    @classmethod
+    def _compile(cls, value: Any) -> Any:
+        try:
+            return tuple(re.compile(str(cue), re.IGNORECASE) for cue in value or [])
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from exc
+
+    def matches(self, text: str) -> bool:
+        return any(cue.search(text) for cue in self.cues)
+
+
 class SearchTerms(BaseModel):
     """The contents of search_terms.yaml, checked when first read: a misspelled section
     or a cue that is not a regular expression fails at load with its name."""
@@ -44,26 +65,21 @@ class SearchTerms(BaseModel):
     stopwords: frozenset[str]
     synonyms: dict[str, tuple[str, ...]]
     boosts: dict[str, float] = Field(default_factory=dict)
-    definition_boosts: dict[str, float] = Field(default_factory=dict)
-    definition_cues: tuple[re.Pattern[str], ...] = ()
+    intents: dict[str, Intent] = Field(default_factory=dict)
 
     @field_validator("stopwords", mode="before")
     @classmethod
     def _lower_words(cls, value: Any) -> Any:
-        return [str(word).lower() for word in value or []]
+        # YAML reads a bare on / off / yes / no as a boolean, which would silently never match
+        odd = [word for word in value or [] if not isinstance(word, str)]
+        if odd:
+            raise ValueError(f"{odd!r} are not words: quote on, off, yes and no in YAML")
+        return [word.lower() for word in value or []]
 
     @field_validator("synonyms", mode="before")
     @classmethod
     def _lower_synonyms(cls, value: Any) -> Any:
         return {str(w).lower(): [str(s).lower() for s in alts] for w, alts in (value or {}).items()}
-
-    @field_validator("definition_cues", mode="before")
-    @classmethod
-    def _compile(cls, value: Any) -> Any:
-        try:
-            return tuple(re.compile(str(cue), re.IGNORECASE) for cue in value or [])
-        except re.error as exc:
-            raise ValueError(f"not a regular expression: {exc}") from exc
 
 
 @functools.cache
@@ -71,21 +87,25 @@ def _terms() -> SearchTerms:
     try:
         return SearchTerms.model_validate(yaml.safe_load(TERMS_FILE.read_text(encoding="utf-8")) or {})
     except ValidationError as exc:
-        raise ValueError(f"{TERMS_FILE.name}: {exc}") from exc
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
+        raise ValueError(f"{TERMS_FILE.name}: {problems}") from exc
 
 
-def asks_definition(text: str) -> bool:
-    """The question asks what something is ("what is PFC", "explain rail-optimized")."""
+def intents(text: str) -> frozenset[str]:
+    """The intents of search_terms.yaml a question matches ("what is PFC" -> definition)."""
     question = str(text or "")[:MAX_INPUT_CHARS]
-    return any(cue.search(question) for cue in _terms().definition_cues)
+    return frozenset(name for name, intent in _terms().intents.items() if intent.matches(question))
 
 
-def boost(kind: str, definition: bool = False) -> float:
+def boost(kind: str, asked: frozenset[str] = frozenset()) -> float:
     """The relevance multiplier of a kind of entry: `boosts` in search_terms.yaml, times
-    its `definition_boosts` when the question asks for a definition."""
+    each intent's `boosts` when the question (whose intents are `asked`) matches it, or
+    its `otherwise` when it does not."""
     terms = _terms()
-    extra = terms.definition_boosts.get(kind, 1.0) if definition else 1.0
-    return terms.boosts.get(kind, 1.0) * extra
+    factor = terms.boosts.get(kind, 1.0)
+    for name, intent in terms.intents.items():
+        factor *= (intent.boosts if name in asked else intent.otherwise).get(kind, 1.0)
+    return factor
 
 
 def _vocabulary() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:

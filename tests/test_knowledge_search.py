@@ -57,6 +57,39 @@ def test_common_questions_rank_the_right_entry_first(db, question, expected):
     assert top_ids(db, question)[0] in expected
 
 
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # a definition leads a question that asks what something is ...
+        ("what is XDR?", {"glossary-xdr", "infiniband-xdr-generation"}),
+        # ... not one that asks for a figure of a named part
+        ("How many 800G ports does the Quantum-X800 Q3400 switch have?", {"switch-q3400"}),
+        # a price leads only a question about cost
+        ("cx8 supernic speed / pcie?", {"nic-connectx-8"}),
+        ("how much does a connectx-8 cost", {"price-nic-connectx-8"}),
+        # how the answer should be put is not what it is about
+        ("What does DCQCN do, in a sentence or two?", {"glossary-dcqcn", "roce-dcqcn"}),
+    ],
+)
+def test_what_the_question_asks_for_decides_which_kind_of_entry_leads(db, question, expected):
+    assert top_ids(db, question)[0] in expected
+
+
+def test_a_search_terms_file_with_a_broken_cue_fails_with_its_name(tmp_path, monkeypatch):
+    from knowledge import query
+
+    broken = tmp_path / "search_terms.yaml"
+    broken.write_text("stopwords: [a]\nsynonyms: {}\nintents:\n  price:\n    cues: ['(unclosed']\n")
+    monkeypatch.setattr(query, "TERMS_FILE", broken)
+    query._terms.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"search_terms.yaml.*not a regular expression"):
+            query.intents("what is PFC")
+    finally:
+        monkeypatch.undo()
+        query._terms.cache_clear()
+
+
 def test_acronyms_no_entry_mentions_are_reported_and_known_ones_are_not(db):
     assert knowledge.uncovered_acronyms("What LACP mode should we set for RoCE?", db_path=db) == ["LACP"]
     assert knowledge.uncovered_acronyms("What MTU should we set for RoCE?", db_path=db) == []  # glossary-mtu
