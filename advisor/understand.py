@@ -127,9 +127,8 @@ def side_question(text: str) -> str | None:
     parts = clauses(text)
     for index, part in enumerate(parts):
         asks = is_question(part) or bool(_WH_START.match(part))  # "..., what pfc settings too"
-        if index and asks and (design_topics(part) or not asks_for_design(part)):
-            if not _gives_a_count(part):
-                return _LEADING_JOINER.sub("", " ".join(parts[index:]))
+        if index and asks and (design_topics(part) or not asks_for_design(part)) and not _gives_a_count(part):
+            return _LEADING_JOINER.sub("", " ".join(parts[index:]))
         asked = _cues()["side"].search(part)
         if asked and (index or asked.start()) and not _gives_a_count(part[asked.start() :]):
             return " ".join([part[asked.start() :], *parts[index + 1 :]])

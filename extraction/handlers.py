@@ -527,9 +527,7 @@ def _polite_request(words: list[Token]) -> bool:
 def _other_fabric_near(doc: Doc, index: int) -> bool:
     """Another fabric named in the same sentence ("ib, roce and ethernet"): a list of
     options, not a choice."""
-    return any(
-        token.i != index and token.ent_type_ in ("FABRIC_ETH", "FABRIC_IB") for token in _sentence(doc, index)
-    )
+    return any(token.i != index and token.ent_type_ in ("FABRIC_ETH", "FABRIC_IB") for token in _sentence(doc, index))
 
 
 def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:
