@@ -28,6 +28,9 @@ def profile(text: str) -> dict:
         ("mixed workload on one cluster", "mixed"),
         ("both training and inference", "mixed"),
         ("we only do inference, no training", "inference"),
+        # the use a cluster leaves is not its workload
+        ("384 A100 that we are repurposing from training to inference", "inference"),
+        ("moving the nodes from inference over to training", "training"),
         ("not for training - strictly serving", "inference"),
         ("we serve a fine-tuned 8B model", "inference"),  # a trained model is served, not trained
         ("mixed-precision training", "training"),
@@ -251,6 +254,16 @@ def test_questions_about_ethernet_do_not_claim_it_is_installed(text):
         ("64 GPUs, Ethernet only", "ethernet"),
         ("fabric: InfiniBand NDR", "infiniband_ndr"),
         ("We need InfiniBand. 128 nodes.", "infiniband"),
+        # the fabric a request asks to be sized, terse or polite
+        ("Please size an InfiniBand fabric for 768 H200 GPUs", "infiniband"),
+        ("Could you size a RoCEv2 fabric for 128 MI300X GPUs?", "rocev2"),
+        ("What InfiniBand layout would you recommend for 12 DGX B200?", "infiniband"),
+        ("2048 b300 pretraining, ib, and is rail-only worth it?", "infiniband"),
+        ("gb200 16 racks training ib", "infiniband"),
+        ("h200 256 gpus rocev2, what pfc settings?", "rocev2"),
+        ("40 servers of 8 h100, training. eth preferred", "ethernet"),
+        # what they have is not what they ask for
+        ("We want to extend our existing Ethernet estate with 256 B200. Please propose a RoCE design.", "rocev2"),
     ],
 )
 def test_stated_fabric_preference(text, fabric):
@@ -266,6 +279,10 @@ def test_stated_fabric_preference(text, fabric):
         "Is InfiniBand required for training?",
         "What would InfiniBand NDR cost?",
         "I have 8 GPUs in one server, do I need InfiniBand?",
+        # fabrics listed side by side are options, not a choice
+        "256 h100 training, infiniband or ethernet?",
+        "compare ib, roce and ethernet for 256 h100 training",
+        "Can you tell me whether 256 h100 training needs ib?",
     ],
 )
 def test_questions_and_refusals_are_not_preferences(text):

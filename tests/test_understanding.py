@@ -42,6 +42,50 @@ def test_a_request_to_design_is_sized(text):
     assert service.ask(text).kind == AskKind.recommendation
 
 
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        (
+            "2048 b300 pretraining, ib, and is rail-only worth considering at this size?",
+            "is rail-only worth considering at this size?",
+        ),
+        (
+            "Please design the network for 18 GB300 NVL72 racks and explain whether ConnectX-8 at 800G is needed.",
+            "whether ConnectX-8 at 800G is needed.",
+        ),
+        (
+            "1,024 MI300X for training, Ethernet, plus your view on whether Ultra Ethernet matters yet.",
+            "whether Ultra Ethernet matters yet.",
+        ),
+        (
+            "h100 x 128 finetune, ib, and whats the gradient sync time for a 70b model",
+            "whats the gradient sync time for a 70b model",
+        ),
+        ("256 h100 for training, do we need a storage network too", "do we need a storage network too"),
+    ],
+)
+def test_side_questions_asked_as_requests_for_a_view_are_found(text, asked):
+    assert side_question(text) == asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We need to decide whether to buy 256 H100 for training.",
+        "We will train a 70B model on 128 H100s. What network do we need?",
+    ],
+)
+def test_the_request_itself_is_not_a_side_question(text):
+    assert side_question(text) is None
+
+
+def test_a_side_question_is_answered_while_the_request_still_lacks_a_detail():
+    result = service.ask("h200 256 gpus rocev2, what pfc/ecn settings should the switches get too")
+    assert result.kind == AskKind.clarification
+    assert "training, inference, or both" in result.reply
+    assert "**You also asked:**" in result.reply and "PFC" in result.reply
+
+
 def test_a_question_inside_a_sizing_request_is_found_and_answered_beside_the_design():
     text = "training a 34B model on 256 H100s - also is dragonfly worth considering at this size?"
     assert side_question(text) == "is dragonfly worth considering at this size?"
