@@ -161,8 +161,11 @@ def design_answer(
             lines += _quotes(LOSSLESS_ENTRIES.get(fam, [])) or ["- No network fabric: NVLink inside the server."]
         elif topic == "nics":
             nic = f" ({rec.fabric.nic_model})" if rec.fabric.nic_model else ""
+            per_server = sum(p.count for p in rec.ports_per_server if str(p.role) == "compute")
+            servers = rec.profile.node_count
             lines.append(
-                f"- **NICs:** {rec.fabric.link_gbps} Gb/s{nic} per compute port; per server "
+                f"- **NICs:** {rec.fabric.link_gbps} Gb/s{nic} per compute port, {per_server * servers:,} compute "
+                f"ports in all ({per_server} per server x {servers:,} servers); per server "
                 f"{markdown.ports_line(rec.ports_per_server)}"
             )
         elif topic == "why_not":

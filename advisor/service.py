@@ -106,8 +106,8 @@ def understand_message(
 ) -> tuple[Understanding, Extraction, ProfileDraft]:
     """What a message wants (advisor.understand), with what the extractor read from it and
     the profile merged with it: the one decision `ask`, the CLI and the chat all use."""
-    extraction = extract(question, expecting=expecting)
     earlier = profile or ProfileDraft()
+    extraction = extract(question, expecting=expecting, known_model=earlier.gpu_model)
     merged = extraction.applied_to(earlier)
     resized = extraction.size_factor is not None and (merged.gpu_count, merged.node_count) != (
         earlier.gpu_count,
@@ -205,6 +205,7 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
     rec = recommend(complete)
     side, side_text = side_answer(rec, decision)
     summary = markdown.recommendation_markdown(rec)
+    unusable = markdown.rejected_markdown(extraction.rejected)  # "32 H900 GPUs": sized without the GPU named
     if decision.design_topics and shown is not None:  # "and the sync time at 512?"
         summary = design_reply(rec, decision, question) + "\n\n" + summary
     return AskResult(
@@ -213,5 +214,5 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
         missing=[],
         recommendation=rec,
         answer=side,
-        reply="\n\n".join(filter(None, [summary, side_text])),
+        reply="\n\n".join(filter(None, [unusable, summary, side_text])),
     )

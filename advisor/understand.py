@@ -75,7 +75,9 @@ def _pattern(phrases: list[str]) -> re.Pattern[str]:
 
 @cache
 def _cues() -> dict[str, re.Pattern[str]]:
-    return {name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic", "reported", "side")}
+    return {
+        name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic", "reported", "side", "change")
+    }
 
 
 @cache
@@ -172,7 +174,9 @@ def understand(
     if design_shown and topics and not new_count and about_shown_design(question):
         return Understanding(want=Want.design, design_topics=topics)
 
-    what_if = any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
+    what_if = any(getattr(found, name) is not None for name in WHAT_IF_FIELDS) or (
+        found.gpu_model is not None and bool(_cues()["change"].search(question))
+    )
     if design_shown and what_if and not asks_only_about(question):
         # "what if we go RoCE instead, how much would we save?", "and with TP 4?": a what-if on the design
         return _sizing(question, topics)

@@ -19,11 +19,12 @@ logger = logging.getLogger(__name__)
 MAX_CHARS = 20_000
 
 
-def extract(text: str, expecting: str | None = None) -> Extraction:
+def extract(text: str, expecting: str | None = None, known_model: str | None = None) -> Extraction:
     """The workload details a question states, with the text span of each.
 
     `expecting` names the count the conversation has just asked for ("gpu_count"): a
-    bare number in the reply is then that count.
+    bare number in the reply is then that count. `known_model` is the GPU earlier turns
+    named: "what if 16 racks?" after a GB200 NVL72 design is 16 of its racks.
 
     >>> extract("We will pretrain a 70B model on 128 H100s.").profile.gpu_count
     128
@@ -38,7 +39,7 @@ def extract(text: str, expecting: str | None = None) -> Extraction:
         text = text[:MAX_CHARS]
         doc = nlp()(text.translate(_replacements()))
         readings = read(doc)
-        return resolve(doc, readings + lone_count(doc, readings, expecting), text)
+        return resolve(doc, readings + lone_count(doc, readings, expecting), text, known_model)
     except Exception:  # a question we cannot read must not break a conversation
         logger.exception("extraction failed on a %d-character text", len(text))
         return Extraction()

@@ -474,12 +474,17 @@ def read_flag(match: Match) -> Reading | None:
     )
 
 
-@handler("preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end", "alone")
+@handler("preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end", "alone", "questions_too")
 def read_preference(match: Match) -> Reading | None:
-    """The fabric a customer asks for ("we'd like to use RoCE", "IB is a must")."""
+    """The fabric a customer asks for ("we'd like to use RoCE", "IB is a must"); a rule
+    with `questions_too` reads it in a question as well ("would 100GbE do instead?")."""
     doc = match.doc
     index = match.role_tokens("fabric")[0]
-    if _negated(doc, match.start) or _in_question(doc, match.start, match.rule.get("wh_questions_ask", False)):
+    if _negated(doc, match.start):
+        return None
+    if not match.rule.get("questions_too") and _in_question(
+        doc, match.start, match.rule.get("wh_questions_ask", False)
+    ):
         return None
     not_after = match.rule.get("not_after")
     if not_after and _after_any(doc, match.start, not_after, window=2):  # "existing network: 400GbE"
@@ -549,6 +554,23 @@ def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:
         if token.lower_ not in REFINERS:
             break
     return value, source
+
+
+@handler("unknown_model")
+def read_unknown_model(match: Match) -> Reading | None:
+    """A GPU model name the catalogue does not have ("32 H900 GPUs"): nothing to use, but
+    the customer is told (Extraction.rejected) rather than asked for a GPU again."""
+    index = match.role_tokens("model")[0]
+    return Reading(
+        match.rule["name"],
+        "ignore",
+        match.start,
+        match.end,
+        {},
+        {},
+        _claims("model", [index]),
+        rejected={"gpu_model": (index, index + 1)},
+    )
 
 
 @handler("model_mention")

@@ -99,11 +99,12 @@ def workload(candidates: list[Candidate], decided: dict[str, Decision] | None = 
     return Decision(value, sorted({c.source for c in used}), tuple(c.reading for c in used))
 
 
-def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extraction:
+def resolve(doc: Doc, readings: list[Reading], text: str | None = None, known_model: str | None = None) -> Extraction:
     """The profile and spans the readings of one document add up to.
 
     `text` is the question as given (the document may have normalised look-alike
-    characters); span texts are cut from it.
+    characters); span texts are cut from it. `known_model` is the GPU earlier turns
+    named, for counts that depend on it ("what if 16 racks?" after GB200 NVL72).
     """
     original = doc.text if text is None or len(text) != len(doc.text) else text
     policies: dict[str, str] = load("rules")["fields"]
@@ -116,7 +117,7 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
             decision = RESOLVERS[policy](candidates, decisions)
             if decision is not None:
                 decisions[field] = decision
-    _complete_size(decisions)
+    _complete_size(decisions, known_model)
     for name in load("rules").get("internal", []):
         decisions.pop(name, None)
     factor = decisions.pop("size_factor", None)
@@ -145,17 +146,23 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None) -> Extra
     return Extraction(profile=profile, spans=spans, rejected=rejected, size_factor=factor.value if factor else None)
 
 
-def _complete_size(decisions: dict[str, Decision]) -> None:
+def _complete_size(decisions: dict[str, Decision], known_model: str | None = None) -> None:
     """Derive the third of gpu_count / node_count / gpus_per_node from the other two
     (node_count first from racks x servers per rack when it is not stated; GPUs per node
     from a server system named beside a bare node count)."""
     racks, per_rack = decisions.get("racks"), decisions.get("nodes_per_rack")
     if "node_count" not in decisions and racks is not None and per_rack is not None:
         decisions["node_count"] = Decision(racks.value * per_rack.value, _merge(racks.sources, per_rack.sources))
-    elif "node_count" not in decisions and racks is not None and _rack_scale(decisions.get("gpu_model")):
+    elif (
+        "node_count" not in decisions
+        and racks is not None
+        and (rack := _rack_scale(decisions.get("gpu_model"), known_model))
+    ):
         # "GB200 NVL72, 8 racks": a rack-scale system's node is its rack (the catalogue's
-        # server for that GPU is one NVLink domain of 72 GPUs)
+        # server for that GPU is one NVLink domain of 72 GPUs); said so, so that "what if
+        # 16 racks?" does not keep an earlier design's 4-GPU compute trays as its nodes
         decisions["node_count"] = Decision(racks.value, racks.sources)
+        decisions.setdefault("gpus_per_node", Decision(rack, racks.sources))
     gpus, nodes, per_node = (decisions.get(f) for f in ("gpu_count", "node_count", "gpus_per_node"))
     system = decisions.get("system_gpus")
     if nodes is not None and gpus is None and per_node is None and system is not None:
@@ -178,9 +185,12 @@ def _complete_size(decisions: dict[str, Decision]) -> None:
         decisions["gpus_per_node"] = Decision(gpus.value // nodes.value, _merge(gpus.sources, nodes.sources))
 
 
-def _rack_scale(model: Decision | None) -> bool:
-    server = catalogue.server_for(str(model.value)) if model is not None else None
-    return bool(server and server.rack_scale)
+def _rack_scale(model: Decision | None, known_model: str | None = None) -> int:
+    """The GPUs of one rack when the GPU this text names (else the one named before) is
+    a rack-scale system, else 0."""
+    name = str(model.value) if model is not None else known_model
+    server = catalogue.server_for(name) if name else None
+    return server.node_gpus if server and server.rack_scale else 0
 
 
 def _merge(*groups: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -79,6 +79,7 @@ class FieldRule(BaseModel):
     not_inverted: bool | None = None
     clause_end: bool | None = None
     alone: bool | None = None
+    questions_too: bool | None = None
     rack_scale_only: bool | None = None
 
     def options(self) -> set[str]:

@@ -21,7 +21,7 @@ def extracted(monkeypatch):
     results: dict[str, ProfileDraft | Extraction] = {}
     seen: list[str] = []
 
-    def fake_extract(text: str, expecting: str | None = None):
+    def fake_extract(text: str, expecting: str | None = None, known_model: str | None = None):
         seen.append(text)
         if text == "boom":
             raise RuntimeError("extractor failed")

@@ -358,3 +358,26 @@ def test_the_chat_and_the_api_read_a_serving_request_the_same_way(chat):
     from_api = service.ask(text)
     chat.say(text)
     assert chat.slots()["workload"] == from_api.profile.workload == "inference"
+
+
+def test_a_size_given_with_the_workload_after_the_form_asked_for_the_workload_is_read(chat):
+    """The form asked what the cluster runs; "256, training" gives the GPU count too."""
+    asked = chat.say("need a network for some h100s")
+    assert "**Recommendation:" not in asked
+    reply = chat.say("256, training")
+    assert "**Recommendation:" in reply
+    assert chat.slots()["gpu_count"] == 256
+
+
+def test_rack_what_ifs_and_a_new_gpu_resize_a_rack_scale_design(chat):
+    assert "**Recommendation:" in chat.say("We are planning 4 GB200 NVL72 racks for training.")
+    assert "1,152 GB200 GPUs" in chat.say("what if 16 racks")
+    reply = chat.say("What if we switched to GB300 NVL72 instead?")
+    assert "**Recommendation:" in reply and "GB300" in reply
+    assert chat.slots()["gpu_model"] == "GB300"
+
+
+def test_an_unknown_gpu_is_said_back_and_its_count_kept(chat):
+    reply = chat.say("Could you design the network for 32 H900 GPUs?")
+    assert 'I have no data for a GPU called "H900"' in reply
+    assert chat.slots()["gpu_count"] == 32

@@ -61,6 +61,16 @@ def test_racks_of_a_rack_scale_system_are_its_nodes():
     node count; racks of 8-GPU servers say nothing about how many servers."""
     assert extract("looking at GB200 NVL72, 8 racks, training a 1T MoE").profile.node_count == 8
     assert extract("8 racks of H100 servers for training").profile.node_count is None
-    four = extract("4 GB300 racks for inference").profile  # racks, not 4 GPUs
-    assert (four.node_count, four.gpu_count) == (4, None)
+    four = extract("4 GB300 racks for inference").profile  # racks, not 4 GPUs; each of 72
+    assert (four.node_count, four.gpus_per_node, four.gpu_count) == (4, 72, 288)
     assert extract("we bought 16 H100 racks").profile.gpu_count is None
+
+
+def test_racks_after_a_rack_scale_design_are_its_racks():
+    """ "what if 16 racks?" after a GB200 NVL72 design: racks of the GPU named before, 72
+    GPUs each (not the earlier design's 4-GPU compute trays); after an H100 design, a rack
+    count says nothing about servers."""
+    more = extract("what if 16 racks", known_model="GB200").profile
+    assert (more.node_count, more.gpus_per_node, more.gpu_count) == (16, 72, 1152)
+    assert extract("What if we had three racks?", known_model="GB300").profile.gpu_count == 216
+    assert extract("what if 16 racks", known_model="H100").profile.node_count is None

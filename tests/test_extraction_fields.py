@@ -339,6 +339,10 @@ def test_a_size_out_of_range_is_reported_as_rejected_not_used():
         ("half as many nodes", 0.5),
         ("what about half the size?", 0.5),
         ("halve it", 0.5),
+        ("what would 4x that cost", 4),
+        ("what would 4 times that cost", 4),
+        ("twice that", 2),
+        ("what if 4x as many", 4),
     ],
 )
 def test_a_relative_size_is_read_as_a_factor(text, factor):
@@ -373,3 +377,23 @@ def test_a_factor_scales_the_earlier_size_in_whole_servers():
     # a stated size wins over the factor; too large a change is left out
     assert extract("what if we doubled to 512 GPUs?").applied_to(earlier).gpu_count == 512
     assert extract("1000x the GPUs").applied_to(ProfileDraft(gpu_count=100_000)).gpu_count == 100_000
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("mi300x 512 training", 512), ("b200 1024, inference", 1024)],
+)
+def test_a_bare_count_right_after_the_model_is_the_gpu_count(text, count):
+    assert profile(text)["gpu_count"] == count
+
+
+@pytest.mark.parametrize("text", ["H100 80GB for training", "h100 2024 purchase"])
+def test_a_number_after_the_model_that_says_nothing_of_use_is_no_count(text):
+    assert "gpu_count" not in profile(text)
+
+
+def test_a_gpu_model_we_have_no_data_for_is_reported_and_its_count_kept():
+    result = extract("Could you design the network for 32 H900 GPUs?")
+    assert result.profile.gpu_count == 32 and result.profile.gpu_model is None
+    assert [(span.field, span.text) for span in result.rejected] == [("gpu_model", "H900")]
+    assert extract("128 H100 GPUs").rejected == []

@@ -115,6 +115,9 @@ def test_clauses_split_sentences_and_trailing_questions():
         ("how many switches is that?", "Switches:"),
         ("why not dragonfly+?", "Dragonfly"),
         ("which management software do we need for the fabric?", "Unified Fabric Manager"),
+        ("How many tiers does your design have?", "tiers"),
+        ("Which of those two switches does your design use?", "QM9700"),
+        ("How many scale-out NICs does that imply, and at what speed?", "compute ports in all"),
     ],
 )
 def test_follow_ups_are_answered_from_the_design_on_the_table(design, question, expected):
@@ -143,6 +146,18 @@ def test_a_new_size_after_a_design_is_a_what_if_not_a_follow_up(design):
         "and the sync time at 512?", design.profile, design.recommendation, expecting="gpu_count"
     )
     assert decision.want == Want.sizing and "allreduce" in decision.design_topics
+
+
+def test_a_gpu_named_with_a_change_resizes_the_design_and_one_named_alone_is_asked_about(design):
+    changed = service.ask("What if we switched to H200 instead?", design.profile, design.recommendation.id)
+    assert changed.kind == AskKind.recommendation and changed.recommendation.profile.gpu_model == "H200"
+    asked = service.ask("How many NICs does a DGX H100 have?", design.profile, design.recommendation.id)
+    assert asked.kind == AskKind.answer
+
+
+def test_an_unknown_gpu_is_said_back_with_the_ones_we_know():
+    reply = service.ask("Could you design the network for 32 H900 GPUs?").reply
+    assert reply.startswith('I have no data for a GPU called "H900" (I know ') and "H100" in reply
 
 
 def test_answers_lead_with_the_direct_answer_and_its_source():

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from advisor.models import Answer
 from advisor.render.labels import labels
+from knowledge import catalogue
 from rules.formatting import usd
 from rules.models import (
     MAX_GPUS,
@@ -342,10 +343,16 @@ class StatedText(Protocol):
 
 
 def rejected_markdown(rejected: Iterable[StatedText]) -> str:
-    """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each rejected span."""
-    return "\n".join(
-        f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.' for span in rejected
-    )
+    """'I can't size "0 GPUs": a cluster has 1 to 1,000,000 GPUs.' for each rejected span,
+    and for a GPU the catalogue does not have, the ones it does."""
+    return "\n".join(_unusable(span) for span in rejected)
+
+
+def _unusable(span: StatedText) -> str:
+    if span.field == "gpu_model":
+        known = ", ".join(catalogue.gpu_models())
+        return f'I have no data for a GPU called "{span.text}" (I know {known}), so I leave the model out.'
+    return f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.'
 
 
 def clarification_markdown(missing: list[str]) -> str:

@@ -37,7 +37,8 @@ class ValidateSlotMappings(ValidationAction):
             return []  # an intent payload ("/restart") carries no workload details
         current = profile.draft_from_slots(tracker.slots)
         try:
-            merged = extraction.extract(text, expecting=expected_count(tracker)).applied_to(current)
+            found = extraction.extract(text, expecting=expected_count(tracker), known_model=current.gpu_model)
+            merged = found.applied_to(current)
         except Exception:  # a detail we cannot use must not break the turn
             logger.exception("could not extract workload details from %r", text)
             return []
@@ -61,10 +62,15 @@ def refused_a_size(tracker: Tracker) -> bool:
 
 def expected_count(tracker: Tracker) -> str | None:
     """The count a bare number in this message answers: the one the sizing form asked
-    for, else, once a recommendation was shown, its GPU count."""
+    for (or, while the form runs without a size, the GPU count), else, once a
+    recommendation was shown, its GPU count."""
     requested = tracker.get_slot("requested_slot")
-    if tracker.active_loop_name == "sizing_form" and requested in profile.SIZE_SLOTS:
-        return requested
+    if tracker.active_loop_name == "sizing_form":
+        if requested in profile.SIZE_SLOTS:
+            return requested
+        draft = profile.draft_from_slots(tracker.slots)
+        if draft.gpu_count is None and draft.node_count is None:
+            return "gpu_count"  # asked for the workload, told "256, training": the size is still missing
     text = profile.latest_text(tracker)
     if _PICKS_ONE.search(text) or (understand.design_topics(text) and not any(c.isdigit() for c in text)):
         return None  # "how long does one gradient sync take?" asks about the design
