@@ -118,6 +118,7 @@ def test_clauses_split_sentences_and_trailing_questions():
         ("How many tiers does your design have?", "tiers"),
         ("Which of those two switches does your design use?", "QM9700"),
         ("How many scale-out NICs does that imply, and at what speed?", "compute ports in all"),
+        ("and power", "kW"),
     ],
 )
 def test_follow_ups_are_answered_from_the_design_on_the_table(design, question, expected):

@@ -56,6 +56,20 @@ def ports_line(ports: list[Port]) -> str:
     return ", ".join(f"{p.count} x {p.gbps}G {PORT_ROLES[str(p.role)]}" for p in ports if p.count)
 
 
+def power_line(rec: Recommendation) -> str:
+    """The network's power and rack units in all and per fabric, from the bill of materials."""
+    c = rec.cost
+    if not c.watts:
+        return "none beyond the servers (no switch fabric)"
+    parts = "; ".join(
+        f"{p.name.replace('_', '-')} {p.watts / 1000:,.1f} kW, {p.rack_units} RU" for p in c.by_fabric if p.watts
+    )
+    return (
+        f"{c.watts / 1000:,.1f} kW ({c.watts:,} W) and {c.rack_units} RU of switches in all ({parts}), "
+        "summed over the parts of the bill of materials"
+    )
+
+
 def switches_line(t: Topology) -> str:
     if t.kind == "single_node":
         return "none"
@@ -113,7 +127,7 @@ def configuration_lines(configuration: FabricConfiguration | None) -> list[str]:
     return lines
 
 
-DESIGN_LINES = ("switches", "cables", "ports", "topology", "cost", "allreduce")
+DESIGN_LINES = ("switches", "cables", "ports", "topology", "cost", "power", "allreduce")
 
 
 def design_line(rec: Recommendation, topic: str) -> str:
@@ -129,6 +143,8 @@ def design_line(rec: Recommendation, topic: str) -> str:
         return f"- **Topology:** {topology_line(t)}"
     if topic == "cost":
         return f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)} _({rec.cost.basis})_"
+    if topic == "power":
+        return f"- **Network power and space:** {power_line(rec)}"
     if perf.allreduce_ms is None:
         return "- **All-reduce:** none between servers (inference)"
     return (
