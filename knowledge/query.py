@@ -47,13 +47,32 @@ class Intent(BaseModel):
     @field_validator("cues", mode="before")
     @classmethod
     def _compile(cls, value: Any) -> Any:
-        try:
-            return tuple(re.compile(str(cue), re.IGNORECASE) for cue in value or [])
-        except re.error as exc:
-            raise ValueError(f"not a regular expression: {exc}") from exc
+        return tuple(_compiled(cue) for cue in value or [])
 
     def matches(self, text: str) -> bool:
         return any(cue.search(text) for cue in self.cues)
+
+
+def _compiled(value: Any) -> re.Pattern[str]:
+    try:
+        return re.compile(str(value), re.IGNORECASE)
+    except re.error as exc:
+        raise ValueError(f"not a regular expression: {exc}") from exc
+
+
+class AnswerType(BaseModel):
+    """A kind of answer a question asks for ("how many ports") and how an answer of that
+    kind reads (a port count)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    asks: re.Pattern[str]
+    answer: re.Pattern[str]
+
+    @field_validator("asks", "answer", mode="before")
+    @classmethod
+    def _compile(cls, value: Any) -> Any:
+        return _compiled(value)
 
 
 class SearchTerms(BaseModel):
@@ -66,6 +85,8 @@ class SearchTerms(BaseModel):
     synonyms: dict[str, tuple[str, ...]]
     boosts: dict[str, float] = Field(default_factory=dict)
     intents: dict[str, Intent] = Field(default_factory=dict)
+    answer_types: tuple[AnswerType, ...] = ()
+    answer_type_penalty: float = Field(default=1.0, gt=0, le=1)
 
     @field_validator("stopwords", mode="before")
     @classmethod
@@ -95,6 +116,19 @@ def intents(text: str) -> frozenset[str]:
     """The intents of search_terms.yaml a question matches ("what is PFC" -> definition)."""
     question = str(text or "")[:MAX_INPUT_CHARS]
     return frozenset(name for name, intent in _terms().intents.items() if intent.matches(question))
+
+
+def wanted_answers(text: str) -> list[re.Pattern[str]]:
+    """How an answer to `text` reads, for each kind of answer it asks for ("how many
+    ports on a QM9700" wants a port count)."""
+    question = str(text or "")[:MAX_INPUT_CHARS]
+    return [kind.answer for kind in _terms().answer_types if kind.asks.search(question)]
+
+
+def answer_fit(wanted: list[re.Pattern[str]], title: str, text: str) -> float:
+    """1 when the entry gives every kind of answer wanted, else the penalty."""
+    entry = f"{title} {text}"
+    return 1.0 if all(pattern.search(entry) for pattern in wanted) else _terms().answer_type_penalty
 
 
 def boost(kind: str, asked: frozenset[str] = frozenset()) -> float:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from core.settings import settings
 from knowledge import semantic, store, vectors
-from knowledge.query import MAX_INPUT_CHARS, boost, fts_query, intents, is_query_word
+from knowledge.query import MAX_INPUT_CHARS, answer_fit, boost, fts_query, intents, is_query_word, wanted_answers
 
 MAX_LIMIT = 50
 
@@ -91,7 +91,8 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     Candidates come from bm25 full-text search (weighted columns: title, aliases and
     question paraphrases above the body) and from similarity of meaning; each is scored
     by a blend of the two, times its kind's boost (search_terms.yaml: by the question's intent too,
-    so definitions lead only questions that ask for one). Any input is safe:
+    so definitions lead only questions that ask for one), times a penalty when it gives
+    no answer of the kind asked for (a port count, a distance). Any input is safe:
     punctuation and FTS syntax are stripped, and a question with no searchable word
     returns an empty list.
     """
@@ -117,11 +118,13 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
             entries[row[0]] = Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=True)))
     best_bm25 = max(bm25.values(), default=0.0) or 1.0
     asked = intents(text)
+    wanted = wanted_answers(text)
     for entry_id, hit in entries.items():
         relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(
             entry_id, 0.0
         )
-        hit.score = round(relevance * boost(hit.kind, asked), 4)
+        fit = answer_fit(wanted, hit.title, hit.text) if wanted else 1.0
+        hit.score = round(relevance * boost(hit.kind, asked) * fit, 4)
     hits = sorted(entries.values(), key=lambda hit: hit.score, reverse=True)
     return [hit for hit in hits if hit.score > 0][:limit]
 

@@ -69,6 +69,10 @@ def test_common_questions_rank_the_right_entry_first(db, question, expected):
         ("how much does a connectx-8 cost", {"price-nic-connectx-8"}),
         # how the answer should be put is not what it is about
         ("What does DCQCN do, in a sentence or two?", {"glossary-dcqcn", "roce-dcqcn"}),
+        ("What exactly is Spectrum-X?", {"glossary-spectrum-x"}),
+        # the entry that states the figure asked for beats one that shares the words
+        ("how many ndr ports on a qm9700", {"switch-qm9700"}),
+        ("how many rails in a DGX H100 superpod?", {"practice-superpod-switch-counts", "topology-rail-optimized"}),
     ],
 )
 def test_what_the_question_asks_for_decides_which_kind_of_entry_leads(db, question, expected):
@@ -204,3 +208,12 @@ def test_reads_are_safe_across_threads(db):
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_an_entry_without_the_kind_of_answer_asked_for_counts_less():
+    from knowledge.query import answer_fit, wanted_answers
+
+    wanted = wanted_answers("how many ports does a QM9700 have?")
+    assert answer_fit(wanted, "QM9700", "64 ports of 400 Gb/s in 32 OSFP cages") == 1.0
+    assert answer_fit(wanted, "OSFP", "An optical module form factor for 400G and 800G") < 1.0
+    assert wanted_answers("what is PFC?") == []
