@@ -61,8 +61,10 @@ def family(technology: Technology | str) -> str:
 
 
 def _quote(entry_id: str) -> str:
+    """An entry quoted under its title ("**UFM (NVIDIA Unified Fabric Manager)**: ..."), so
+    the name the customer asked by is in the answer, with its source."""
     entry = knowledge.entry(entry_id)
-    return f"{entry.text} _(Source: {entry.source})_" if entry else ""
+    return f"**{entry.title}**: {entry.text} _(Source: {entry.source})_" if entry else ""
 
 
 def _quotes(entry_ids: list[str]) -> list[str]:

@@ -196,7 +196,7 @@ def understand(
         return Understanding(want=Want.question)
     if asks_for_design(question):
         return _sizing(question, [])
-    if is_question(question):
+    if is_question(question) or asks_about_reported_figures(question):  # "meta llama3 trained on roce or ib"
         return Understanding(want=Want.question, design_topics=topics)
     if found.model_dump(exclude_none=True) and (given is not None or found.workload is not None):
         return _sizing(question, [])

@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Token
 from extraction.pipeline import SCALE, VALUE
 from extraction.readings import Match, Reading
 from extraction.resources import load
-from extraction.systems import system_shape
+from extraction.systems import SystemShape, system_shape
 from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE
 
 Handler = Callable[[Match], Reading | None]
@@ -257,6 +257,22 @@ def read_scale(match: Match) -> Reading | None:
     )
 
 
+def _bare_rack(token: Token) -> bool:
+    """ "NVL72" without its GPU ("24 NVL72 racks of GB300"): the rack of whichever GPU the
+    text names, GB200 only when it names none."""
+    return token.lower_.replace(" ", "").startswith("nvl")
+
+
+def _named_rack(doc: Doc) -> SystemShape | None:
+    """The rack-scale system of the GPU the text names ("GB300" -> GB300 NVL72), if any."""
+    for token in doc:
+        if token.ent_type_ == "GPU":
+            shape = system_shape(f"{_value(doc, token.i)} NVL72")
+            if shape is not None:
+                return shape
+    return None
+
+
 @handler("systems", "rack_scale_only")
 def read_systems(match: Match) -> Reading | None:
     """ "2 DGX H200": two nodes of the system's GPUs; "2 GB200 NVL72": two racks of 18 trays."""
@@ -269,7 +285,8 @@ def read_systems(match: Match) -> Reading | None:
     if groups and units is not None:  # "4 SuperPODs of 127 DGX H100"
         group_count = _count(_value(match.doc, groups[0]), SIZE_LIMITS["node_count"])
         units = units * group_count if group_count is not None else None
-    shape = system_shape(_value(match.doc, systems[0]))
+    shape = _named_rack(match.doc) if _bare_rack(match.doc[systems[0]]) else None
+    shape = shape or system_shape(_value(match.doc, systems[0]))
     if units is None or shape is None or units * shape.unit_gpus > MAX_GPUS:
         return None
     if match.rule.get("rack_scale_only") and shape.nodes_per_unit == 1:
@@ -531,8 +548,10 @@ def _polite_request(words: list[Token]) -> bool:
 
 def _other_fabric_near(doc: Doc, index: int) -> bool:
     """Another fabric named in the same sentence ("ib, roce and ethernet"): a list of
-    options, not a choice."""
-    return any(token.i != index and token.ent_type_ in ("FABRIC_ETH", "FABRIC_IB") for token in _sentence(doc, index))
+    options, not a choice. The next word naming the same mention more precisely
+    ("spectrum-x ethernet") is not another."""
+    fabrics = ("FABRIC_ETH", "FABRIC_IB")
+    return any(abs(token.i - index) > 1 and token.ent_type_ in fabrics for token in _sentence(doc, index))
 
 
 def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:

@@ -51,7 +51,7 @@ def test_a_request_to_design_is_sized(text):
         ),
         (
             "Please design the network for 18 GB300 NVL72 racks and explain whether ConnectX-8 at 800G is needed.",
-            "whether ConnectX-8 at 800G is needed.",
+            "explain whether ConnectX-8 at 800G is needed.",
         ),
         (
             "1,024 MI300X for training, Ethernet, plus your view on whether Ultra Ethernet matters yet.",
