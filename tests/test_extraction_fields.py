@@ -264,6 +264,9 @@ def test_questions_about_ethernet_do_not_claim_it_is_installed(text):
         ("40 servers of 8 h100, training. eth preferred", "ethernet"),
         # what they have is not what they ask for
         ("We want to extend our existing Ethernet estate with 256 B200. Please propose a RoCE design.", "rocev2"),
+        ("640 h200 mixed workloads, we're cost sensitive, roce ok", "rocev2"),
+        ("4096 h100 training, spectrum-x ethernet, whats the bom", "rocev2"),
+        ("What would the InfiniBand scale-out fabric look like?", "infiniband"),
     ],
 )
 def test_stated_fabric_preference(text, fabric):
@@ -397,3 +400,9 @@ def test_a_gpu_model_we_have_no_data_for_is_reported_and_its_count_kept():
     assert result.profile.gpu_count == 32 and result.profile.gpu_model is None
     assert [(span.field, span.text) for span in result.rejected] == [("gpu_model", "H900")]
     assert extract("128 H100 GPUs").rejected == []
+
+
+def test_nvl72_racks_of_a_named_gpu_are_that_gpus_racks():
+    found = profile("We are considering 24 NVL72 racks of GB300 for training.")
+    assert (found["gpu_model"], found["gpu_count"]) == ("GB300", 1728)
+    assert profile("8 nvl72 racks for training")["gpu_model"] == "GB200"  # no GPU named: GB200 NVL72

@@ -184,3 +184,40 @@ def test_an_answer_from_an_entry_the_vendor_corrects_shows_the_correction():
     assert result.answer is not None and result.answer.note
     assert "**Note:** " + result.answer.note in result.reply
     assert "400 Gb/s ConnectX-7" in result.reply
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how to run all_reduce_perf across 2 nodes",
+        "inference needs ib or is ethernet fine",
+        "how many h100 did llama 3 405b train on",
+        "meta llama3 trained on roce or ib",
+    ],
+)
+def test_questions_without_a_question_mark_or_about_someones_model_are_answered_not_sized(text):
+    assert service.ask(text).kind == AskKind.answer
+
+
+def test_a_request_to_explain_something_beside_the_design_is_answered_from_it():
+    result = service.ask(
+        "Please recommend a fabric for 2,304 GB200 GPUs (32 NVL72 racks) for training, "
+        "and explain the power draw of the network gear."
+    )
+    assert result.kind == AskKind.recommendation
+    assert "**You also asked:** _explain the power draw of the network gear._" in result.reply
+    assert "Network power and space:" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("cables count?", "Cables:"), ("What would that save?", "Network cost:")],
+)
+def test_short_follow_ups_about_cables_and_savings_are_answered_from_the_design(design, question, expected):
+    result = service.ask(question, design.profile, design.recommendation.id)
+    assert result.kind == AskKind.design_answer and expected in result.reply
+
+
+def test_and_another_gpu_with_the_same_count_resizes_the_design(design):
+    result = service.ask("and gb200 same count?", design.profile, design.recommendation.id)
+    assert result.kind == AskKind.recommendation and result.recommendation.profile.gpu_model == "GB200"
