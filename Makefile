@@ -40,7 +40,7 @@ lint: venv
 bench: setup cluster-parts
 	$(PY) -m bench
 
-setup: venv kb rasa-venv embedding-model model
+setup: venv embedding-model kb rasa-venv model
 
 # --- uv: installed from PyPI when the machine has none --------------------------
 .uv-ok:
@@ -63,7 +63,8 @@ $(RASA_VENV)/.installed: bot/requirements-rasa.txt .uv-ok
 
 # --- knowledge database: rebuilt when a source file changed ---------------------
 kb: $(KB)
-$(KB): $(VENV)/.installed $(wildcard knowledge/sources/*.yaml) $(wildcard knowledge/*.py)
+# (after the embedding model: the build also computes the entries' sentence vectors)
+$(KB): $(VENV)/.installed $(wildcard knowledge/sources/*.yaml) $(wildcard knowledge/*.py) $(EMBEDDING_MODEL)/model.safetensors
 	$(PY) -m knowledge build --db $(KB)
 
 # --- Rasa model: trained when the bot's data changed ----------------------------

@@ -45,6 +45,11 @@ class Settings(BaseSettings):
         alias=MODEL_DIR_VARIABLE,
         description="all-MiniLM-L6-v2's model.safetensors and vocab.txt (`make embedding-model`)",
     )
+    embedding_cache_dir: Path = Field(
+        REPO / "var" / "cache",
+        alias="FABRIC_ADVISOR_EMBEDDING_CACHE",
+        description="the knowledge entries' sentence vectors, one file per version of the entries",
+    )
     api_key: str | None = Field(None, alias="FABRIC_ADVISOR_API_KEY", description="require X-API-Key on the API")
     database_url: str | None = Field(
         None,

@@ -14,7 +14,7 @@ facts. `python -m knowledge build|search|subject` does the same from a shell.
 """
 
 from knowledge.build import BuildResult, build, default_db_path
-from knowledge.search import Entry, UnknownSubject, entry, search, subject, subjects, uncovered_acronyms
+from knowledge.search import Entry, UnknownSubject, embed_entries, entry, search, subject, subjects, uncovered_acronyms
 from knowledge.units import conversion
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "build",
     "conversion",
     "default_db_path",
+    "embed_entries",
     "entry",
     "search",
     "subject",

@@ -73,6 +73,10 @@ def _build(db: str | None, force: bool) -> int:
         with contextlib.suppress(OSError):
             os.utime(result.path)
         print(f"knowledge: {result.path} is up to date ({result.entries} entries)")
+    # the search's sentence vectors, computed now rather than at the first question
+    print("knowledge: sentence vectors of the entries (about 30 s when the entries changed) ...", flush=True)
+    cache = knowledge.embed_entries(db_path=result.path)
+    print(f"knowledge: sentence vectors in {cache}" if cache else "knowledge: no embedding model, TF-IDF only")
     return 0
 
 

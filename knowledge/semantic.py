@@ -2,15 +2,18 @@
 counterpart of the TF-IDF similarity in knowledge/vectors.py, scored the same way: each
 entry by a blend of its best paraphrase match and its whole text.
 
-Embedding the ~1,400 phrasings and bodies takes tens of seconds on 2 shared cores, so
-the vectors are written once beside the database (`<db>.minilm.npz`, keyed by a hash of
-the texts) and every later process only loads them; a query is then one forward pass
-(~10-25 ms) and a matrix-vector product.
+Embedding the ~1,700 phrasings and bodies takes about half a minute on 2 shared cores,
+so the vectors are written once to the cache directory, in a file named by a hash of the
+texts (`minilm-<hash>.npz`: any database built from the same sources shares it, a test's
+temporary one included), by `python -m knowledge build` when the model is installed,
+else at the first search; every later process only loads them. A query is then one
+forward pass (~10-15 ms) and a matrix-vector product.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -25,13 +28,15 @@ from knowledge.vectors import PARAPHRASE_SHARE, EntryText
 class SemanticIndex:
     """Embeddings of every entry's phrasings and body, and the model for queries."""
 
-    def __init__(self, model: MiniLM, entries: list[EntryText], cache: Path | None = None) -> None:
+    def __init__(self, model: MiniLM, entries: list[EntryText], cache_dir: Path | None = None) -> None:
         self.model = model
         self.ids = [e.id for e in entries]
         texts = [" ".join((e.phrasings[0], e.body)) if e.phrasings else e.body for e in entries]
         self.owner = np.array([n for n, e in enumerate(entries) for _ in e.phrasings], dtype=np.int64)
         texts += [p for e in entries for p in e.phrasings]
         digest = hashlib.sha256("\x1f".join(texts).encode()).hexdigest()
+        cache = cache_dir / f"minilm-{digest[:20]}.npz" if cache_dir is not None else None
+        self.cache = cache
         vectors = None
         if cache is not None and cache.is_file():
             stored = np.load(cache)
@@ -40,7 +45,8 @@ class SemanticIndex:
         if vectors is None:
             vectors = model.encode(texts)
             if cache is not None:
-                tmp = cache.with_suffix(".tmp.npz")
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                tmp = cache.with_suffix(f".{os.getpid()}.tmp.npz")
                 np.savez(tmp, vectors=vectors, digest=np.array(digest))
                 tmp.replace(cache)
         self.bodies = vectors[: len(entries)]
@@ -60,10 +66,12 @@ _cache: dict[str, SemanticIndex] = {}
 _lock = threading.Lock()
 
 
-def index_for(key: str, model_dir: Path, entries: Callable[[], list[EntryText]], cache: Path | None) -> SemanticIndex:
+def index_for(
+    key: str, model_dir: Path, entries: Callable[[], list[EntryText]], cache_dir: Path | None
+) -> SemanticIndex:
     """The index cached under key (a database's fingerprint), built at first use: the
     entries are read from the database only then, not on every search."""
     with _lock:
         if key not in _cache:
-            _cache[key] = SemanticIndex(embedding.shared(model_dir), entries(), cache)
+            _cache[key] = SemanticIndex(embedding.shared(model_dir), entries(), cache_dir)
         return _cache[key]

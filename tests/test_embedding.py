@@ -73,8 +73,8 @@ def test_semantic_index_ranks_by_meaning_and_reuses_its_cached_vectors(tmp_path:
         EntryText("pfc", ("PFC", "why does RoCE need lossless Ethernet"), "Priority Flow Control pauses a class."),
         EntryText("price", ("switch prices",), "What a leaf switch costs."),
     ]
-    cache = tmp_path / "kb.minilm.npz"
-    first = SemanticIndex(model, entries, cache)
+    first = SemanticIndex(model, entries, tmp_path)
+    assert first.cache is not None and first.cache.parent == tmp_path
     scores = first.similarities("what stops packets being dropped on a converged network")
     assert max(scores, key=scores.__getitem__) == "pfc"
 
@@ -86,5 +86,5 @@ def test_semantic_index_ranks_by_meaning_and_reuses_its_cached_vectors(tmp_path:
         return original(texts, batch_size)
 
     model.encode = counting  # type: ignore[method-assign]
-    second = SemanticIndex(model, entries, cache)
+    second = SemanticIndex(model, entries, tmp_path)
     assert calls == [] and np.array_equal(second.phrasings, first.phrasings)

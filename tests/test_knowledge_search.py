@@ -217,3 +217,23 @@ def test_an_entry_without_the_kind_of_answer_asked_for_counts_less():
     assert answer_fit(wanted, "QM9700", "64 ports of 400 Gb/s in 32 OSFP cages") == 1.0
     assert answer_fit(wanted, "OSFP", "An optical module form factor for 400G and 800G") < 1.0
     assert wanted_answers("what is PFC?") == []
+
+
+def test_search_without_the_embedding_model_ranks_by_words_alone(db, tmp_path, monkeypatch, caplog):
+    """A machine without `make embedding-model` still answers (TF-IDF only) and says why once."""
+    import sys
+
+    search_module = sys.modules["knowledge.search"]
+    from knowledge import semantic
+
+    monkeypatch.setattr(
+        search_module,
+        "settings",
+        search_module.settings.model_copy(update={"embedding_model_dir": tmp_path / "no-model"}),
+    )
+    monkeypatch.setattr(search_module, "_missing_model_logged", [])
+    monkeypatch.setattr(semantic, "_cache", {})
+    with caplog.at_level("WARNING"):
+        hits = knowledge.search("what is PFC", db_path=db)
+    assert hits and hits[0].id in {"glossary-pfc", "roce-pfc"}
+    assert "without sentence embeddings" in caplog.text and "make embedding-model" in caplog.text
