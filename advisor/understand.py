@@ -171,15 +171,16 @@ def understand(
     """
     topics = design_topics(question)
     new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
-    if design_shown and topics and not new_count and about_shown_design(question):
-        return Understanding(want=Want.design, design_topics=topics)
-
     what_if = any(getattr(found, name) is not None for name in WHAT_IF_FIELDS) or (
         found.gpu_model is not None and bool(_cues()["change"].search(question))
     )
     if design_shown and what_if and not asks_only_about(question):
-        # "what if we go RoCE instead, how much would we save?", "and with TP 4?": a what-if on the design
+        # "what if we go RoCE instead, how much would we save?", "and with TP 4?", "and if we
+        # used 200GbE instead to save money?": a what-if on the design, its figures asked of
+        # the new one (before the follow-up check: the cost cue would take it for one)
         return _sizing(question, topics)
+    if design_shown and topics and not new_count and about_shown_design(question):
+        return Understanding(want=Want.design, design_topics=topics)
     sized = new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS)
     continues = given is not None and given.workload is not None
     if sized:

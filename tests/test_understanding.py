@@ -221,3 +221,10 @@ def test_short_follow_ups_about_cables_and_savings_are_answered_from_the_design(
 def test_and_another_gpu_with_the_same_count_resizes_the_design(design):
     result = service.ask("and gb200 same count?", design.profile, design.recommendation.id)
     assert result.kind == AskKind.recommendation and result.recommendation.profile.gpu_model == "GB200"
+
+
+def test_a_what_if_that_asks_about_savings_is_sized_not_answered_from_the_old_design(design):
+    result = service.ask("And if we used 200GbE instead to save money?", design.profile, design.recommendation.id)
+    assert result.kind == AskKind.recommendation
+    assert result.recommendation.fabric.name != design.recommendation.fabric.name
+    assert "Network cost:" in result.reply
