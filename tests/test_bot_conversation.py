@@ -345,12 +345,19 @@ def test_a_question_inside_a_sizing_request_is_answered_beside_the_design(chat):
     assert "You also asked" in reply and "Dragonfly" in reply
 
 
-def test_a_correction_after_a_refused_size_is_read_as_the_gpu_count(chat):
-    refused = chat.say("size a training network for 3,000,000 GPUs")
-    assert "**Recommendation:" not in refused
-    reply = chat.say("sorry, I meant 3000")
-    assert "**Recommendation:" in reply
-    assert chat.slots()["gpu_count"] == 3000
+@pytest.mark.parametrize(
+    ("first", "second", "gpus"),
+    [
+        # a correction after a refused size is read as the GPU count
+        ("size a training network for 3,000,000 GPUs", "sorry, I meant 3000", 3000),
+        # the form asked what the cluster runs; "256, training" gives the GPU count too
+        ("need a network for some h100s", "256, training", 256),
+    ],
+)
+def test_a_bare_count_in_the_next_message_completes_the_request(chat, first, second, gpus):
+    assert "**Recommendation:" not in chat.say(first)
+    assert "**Recommendation:" in chat.say(second)
+    assert chat.slots()["gpu_count"] == gpus
 
 
 def test_the_chat_and_the_api_read_a_serving_request_the_same_way(chat):
@@ -358,15 +365,6 @@ def test_the_chat_and_the_api_read_a_serving_request_the_same_way(chat):
     from_api = service.ask(text)
     chat.say(text)
     assert chat.slots()["workload"] == from_api.profile.workload == "inference"
-
-
-def test_a_size_given_with_the_workload_after_the_form_asked_for_the_workload_is_read(chat):
-    """The form asked what the cluster runs; "256, training" gives the GPU count too."""
-    asked = chat.say("need a network for some h100s")
-    assert "**Recommendation:" not in asked
-    reply = chat.say("256, training")
-    assert "**Recommendation:" in reply
-    assert chat.slots()["gpu_count"] == 256
 
 
 def test_rack_what_ifs_and_a_new_gpu_resize_a_rack_scale_design(chat):
