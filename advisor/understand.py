@@ -128,7 +128,7 @@ def side_question(text: str) -> str | None:
     ("is dragonfly worth considering at this size?"), if there is one."""
     parts = clauses(text)
     for index, part in enumerate(parts):
-        asks = is_question(part) or bool(_WH_START.match(part))  # "..., what pfc settings too"
+        asks = is_question(part) or bool(_WH_START.match(_LEADING_JOINER.sub("", part)))  # "..., what pfc settings"
         if index and asks and (design_topics(part) or not asks_for_design(part)) and not _gives_a_count(part):
             return _LEADING_JOINER.sub("", " ".join(parts[index:]))
         asked = _cues()["side"].search(part)
@@ -142,7 +142,7 @@ def side_question(text: str) -> str | None:
     return None
 
 
-_WH_START = re.compile(r"^(?:(?:and|but|plus|also)\s+)*(?:what|whats|what's|which|how|why)\b", re.I)
+_WH_START = re.compile(r"^(?:what|whats|what's|which|how|why)\b", re.I)
 _LEADING_JOINER = re.compile(r"^(?:(?:and|but|plus|also)\s+)+", re.I)
 _COUNT = re.compile(
     r"\b\d[\d,.]*\s*(?:k\b)?\s*(?:x\s*)?(?:\w+\s+){0,2}(?:gpus?|nodes?|servers?|h100s?|h200s?|b200s?|a100s?)", re.I

@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Token
 from extraction.pipeline import SCALE, VALUE
 from extraction.readings import Match, Reading
 from extraction.resources import load
-from extraction.systems import SystemShape, system_shape
+from extraction.systems import SystemShape, rack_of, system_shape
 from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE
 
 Handler = Callable[[Match], Reading | None]
@@ -265,12 +265,8 @@ def _bare_rack(token: Token) -> bool:
 
 def _named_rack(doc: Doc) -> SystemShape | None:
     """The rack-scale system of the GPU the text names ("GB300" -> GB300 NVL72), if any."""
-    for token in doc:
-        if token.ent_type_ == "GPU":
-            shape = system_shape(f"{_value(doc, token.i)} NVL72")
-            if shape is not None:
-                return shape
-    return None
+    shapes = (rack_of(str(_value(doc, token.i))) for token in doc if token.ent_type_ == "GPU")
+    return next((shape for shape in shapes if shape is not None), None)
 
 
 @handler("systems", "rack_scale_only")

@@ -21,7 +21,7 @@ from extraction.handlers import COUNT_FIELDS
 from extraction.models import Extraction, Span
 from extraction.readings import Reading
 from extraction.resources import load
-from knowledge import catalogue
+from extraction.systems import rack_of
 from rules.models import MAX_GPUS, ProfileDraft
 
 
@@ -188,9 +188,8 @@ def _complete_size(decisions: dict[str, Decision], known_model: str | None = Non
 def _rack_scale(model: Decision | None, known_model: str | None = None) -> int:
     """The GPUs of one rack when the GPU this text names (else the one named before) is
     a rack-scale system, else 0."""
-    name = str(model.value) if model is not None else known_model
-    server = catalogue.server_for(name) if name else None
-    return server.node_gpus if server and server.rack_scale else 0
+    shape = rack_of(str(model.value) if model is not None else known_model)
+    return shape.unit_gpus if shape is not None else 0
 
 
 def _merge(*groups: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -35,8 +35,19 @@ class SystemShape:
 def system_shape(system_id: str) -> SystemShape | None:
     """GPUs and GPU model of a system id such as "DGX H100" (None when the catalogue does not know it)."""
     server = catalogue.server_named(system_id)
-    if server is None:
-        return None
+    return _shape(server) if server is not None else None
+
+
+@cache
+def rack_of(gpu_model: str | None) -> SystemShape | None:
+    """The rack-scale system a GPU comes in ("GB300" -> racks of 72 in trays of 4), or None
+    for a GPU of ordinary servers: "24 NVL72 racks of GB300", "what if 16 racks?" after a
+    GB200 design."""
+    server = catalogue.server_for(gpu_model)
+    return _shape(server) if server is not None and server.rack_scale else None
+
+
+def _shape(server: catalogue.Server) -> SystemShape:
     domain = server.nvlink_domain_gpus
     unit = domain if domain > server.gpus and domain % server.gpus == 0 else server.gpus
     return SystemShape(server.gpus, unit, _canonical_gpu(server.gpu_model))

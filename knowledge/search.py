@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -18,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from core import embedding
 from core.settings import settings
 from knowledge import semantic, store, vectors
 from knowledge.query import MAX_INPUT_CHARS, answer_fit, boost, fts_query, intents, is_query_word, wanted_answers
@@ -127,8 +129,7 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
         relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(
             entry_id, 0.0
         )
-        fit = answer_fit(wanted, hit.title, hit.text) if wanted else 1.0
-        hit.score = round(relevance * boost(hit.kind, asked) * fit, 4)
+        hit.score = round(relevance * boost(hit.kind, asked) * answer_fit(wanted, hit.title, hit.text), 4)
     hits = sorted(entries.values(), key=lambda hit: hit.score, reverse=True)
     return [hit for hit in hits if hit.score > 0][:limit]
 
@@ -156,20 +157,21 @@ def _semantic_index(key: str, db: Any) -> semantic.SemanticIndex | None:
     """The sentence-embedding index of the database, or None when the share is 0 or the
     model is not installed (`make embedding-model`): the search then ranks by TF-IDF
     alone, as before the model, and says so once in the log."""
-    if EMBEDDING_SHARE <= 0:
+    if EMBEDDING_SHARE <= 0 or not _model_installed(settings.embedding_model_dir):
         return None
+    return semantic.index_for(key, settings.embedding_model_dir, lambda: _entry_texts(db), settings.embedding_cache_dir)
+
+
+@functools.cache
+def _model_installed(model_dir: Path) -> bool:
+    """Whether the model's files are there, looked at once per process (not on every
+    search), with the reason logged when they are not."""
     try:
-        return semantic.index_for(
-            key, settings.embedding_model_dir, lambda: _entry_texts(db), settings.embedding_cache_dir
-        )
+        embedding.shared(model_dir)
     except FileNotFoundError as exc:
-        if not _missing_model_logged:
-            logger.warning("knowledge search without sentence embeddings: %s", exc)
-            _missing_model_logged.append(True)
-        return None
-
-
-_missing_model_logged: list[bool] = []
+        logger.warning("knowledge search without sentence embeddings: %s", exc)
+        return False
+    return True
 
 
 def embed_entries(*, db_path: str | Path | None = None) -> Path | None:

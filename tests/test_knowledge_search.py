@@ -3,6 +3,7 @@ raises on odd input; entries and subjects can be read directly."""
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import pytest
@@ -231,7 +232,7 @@ def test_search_without_the_embedding_model_ranks_by_words_alone(db, tmp_path, m
         "settings",
         search_module.settings.model_copy(update={"embedding_model_dir": tmp_path / "no-model"}),
     )
-    monkeypatch.setattr(search_module, "_missing_model_logged", [])
+    monkeypatch.setattr(search_module, "_model_installed", functools.cache(search_module._model_installed.__wrapped__))
     monkeypatch.setattr(semantic, "_cache", {})
     with caplog.at_level("WARNING"):
         hits = knowledge.search("what is PFC", db_path=db)

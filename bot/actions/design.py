@@ -9,6 +9,7 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 
+import extraction
 from advisor import service
 from advisor.render import markdown
 from bot.actions import output, profile
@@ -35,6 +36,14 @@ def recommend_from_slots(tracker: Tracker) -> Recommendation | None:
 def recommendation_for_question(tracker: Tracker) -> Recommendation | None:
     """What "why?" or "compare" refers to: the one shown, else one for the slots."""
     return shown_recommendation(tracker) or recommend_from_slots(tracker)
+
+
+def explain_unusable(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
+    """Say why a detail the latest message gave is not used ("0 GPUs", a GPU we have no
+    data for), rather than asking for it again or sizing without a word."""
+    unusable = markdown.rejected_markdown(extraction.extract(profile.latest_text(tracker)).rejected)
+    if unusable:
+        output.say(dispatcher, tracker, unusable)
 
 
 def ask_for_missing(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:

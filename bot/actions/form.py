@@ -27,9 +27,8 @@ from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
 import extraction
-from advisor.render import markdown
 from advisor.understand import Want
-from bot.actions import output, profile, replies, respond
+from bot.actions import design, output, profile, replies, respond
 from rules.models import ProfileDraft
 
 logger = logging.getLogger(__name__)
@@ -105,9 +104,7 @@ class ValidateSizingForm(FormValidationAction):
         """ "training on 0 GPUs": say why 0 is not taken, rather than just asking again."""
         if profile.answered_since_user(tracker):
             return  # the message was answered already (an interruption); it was not about sizes
-        rejected = extraction.extract(profile.latest_text(tracker)).rejected
-        if rejected:
-            output.say(dispatcher, tracker, markdown.rejected_markdown(rejected))
+        design.explain_unusable(dispatcher, tracker)
 
     def _is_answer_turn(self, tracker: Tracker, requested: str | None) -> bool:
         """The form asked `requested` and the latest message is the reply to it (not the

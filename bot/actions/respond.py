@@ -23,7 +23,6 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType
 from rasa_sdk.executor import CollectingDispatcher
 
-import extraction
 from advisor import service
 from advisor.followup import TOPOLOGY_WORDS
 from advisor.render import markdown
@@ -120,9 +119,7 @@ def size(
     if rec is None:
         design.ask_for_missing(dispatcher, tracker)
         return []
-    unusable = markdown.rejected_markdown(extraction.extract(profile.latest_text(tracker)).rejected)
-    if unusable:  # "32 H900 GPUs for training": sized, and told the GPU named is not one we know
-        output.say(dispatcher, tracker, unusable)
+    design.explain_unusable(dispatcher, tracker)  # "32 H900 GPUs for training": sized, and told why not the H900
     events = design.present(dispatcher, tracker, rec, shown)
     if decision.design_topics and shown is not None:  # "and the sync time at 512?"
         output.say(dispatcher, tracker, service.design_reply(rec, decision, profile.latest_text(tracker)))
