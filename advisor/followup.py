@@ -147,13 +147,21 @@ def design_answer(
     *,
     budget_usd: float | None = None,
     alternative: Alternative | None = None,
+    lead: str | None = None,
 ) -> str:
     """The answer to a question about the design on the table, led by the design it is
-    about; one part per topic asked (advisor/cues.yaml `design`)."""
+    about (or by `lead`, for a design sized for a question); one part per topic asked
+    (advisor/cues.yaml `design`)."""
     fam = family(rec.fabric.technology)
     lines: list[str] = []
     for topic in dict.fromkeys(topics):
-        if topic == "budget_share":
+        if topic == "servers":
+            lines.append(f"- **Servers:** {markdown.servers_line(rec)}")
+        elif topic == "cables":
+            lines.append(markdown.design_line(rec, topic))
+            lines += markdown.optics_lines(rec)
+            lines += _quotes(TOPIC_ENTRIES.get(topic, []))
+        elif topic == "budget_share":
             lines.append(_budget_line(rec, budget_usd))
         elif topic == "settings":
             lines += _settings_lines(rec, question, alternative)
@@ -177,4 +185,5 @@ def design_answer(
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))
         else:
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))
-    return "\n".join([f"For the design I recommended ({rec.fabric.name}, {markdown.workload_line(rec)}):", *lines])
+    lead = lead or f"For the design I recommended ({rec.fabric.name}, {markdown.workload_line(rec)}):"
+    return "\n".join([lead, *lines])

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pydantic import ValidationError
 
 import knowledge
-from advisor import followup, store, understand
+from advisor import followup, stated, store, understand
 from advisor.models import Answer, AskKind, AskResult
 from advisor.recommendations import MEMO_SIZE, complete_profile, get_recommendation, recommend
 from advisor.render import markdown
@@ -77,10 +77,12 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
 def _top_hit(question: str) -> knowledge.Entry | None:
     """The best entry for a question, remembered: the understanding and the answer both
     ask for it, and the knowledge base is fixed for a process's life. A question that
-    asks to convert bits to bytes gets the conversion of its own numbers (knowledge.units)."""
-    converted = knowledge.conversion(question)
-    if converted is not None:
-        return converted
+    asks for a sum with its own numbers gets it done (knowledge.formulas: bits and bytes,
+    an all-reduce's time, a fat tree's size), and one that asks for a count of a cluster it
+    names gets the count from a design sized for it (advisor.stated)."""
+    computed = knowledge.calculation(question) or stated.answer(question)
+    if computed is not None:
+        return computed
     hits = knowledge.search(question, limit=1)
     return hits[0] if hits else None
 
@@ -120,6 +122,7 @@ def understand_message(
         resized=resized,
         design_shown=shown is not None,
         knowledge_answers=_top_hit(question) is not None,
+        calculated=knowledge.calculation(question) is not None,
     )
     return decision, extraction, merged
 

@@ -161,13 +161,15 @@ def understand(
     resized: bool = False,
     design_shown: bool = False,
     knowledge_answers: bool = True,
+    calculated: bool = False,
 ) -> Understanding:
     """What `question` wants (see the module docstring).
 
     `found` is what the extractor read from the question alone, `given` what earlier
     turns established (None when nothing), `resized` whether it scales the size on the
     table, `design_shown` whether a recommendation is on the table, `knowledge_answers`
-    whether the knowledge base has an entry for it.
+    whether the knowledge base has an entry for it, `calculated` whether it asks for a sum
+    with its own numbers ("time to all-reduce 14 GB over 400G": its "7B" is no cluster).
     """
     topics = design_topics(question)
     new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
@@ -181,6 +183,8 @@ def understand(
         return _sizing(question, topics)
     if design_shown and topics and not new_count and about_shown_design(question):
         return Understanding(want=Want.design, design_topics=topics)
+    if calculated and not asks_for_design(question) and not resized:
+        return Understanding(want=Want.question, design_topics=topics)
     sized = new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS)
     continues = given is not None and given.workload is not None
     if sized:

@@ -329,12 +329,14 @@ def read_groups(match: Match) -> Reading | None:
     )
 
 
-@handler("params", "min_scale")
+@handler("params", "min_scale", "not_followed_by")
 def read_params(match: Match) -> Reading | None:
     """Model size in billions of parameters; needs a size word ("70B", "1.8 trillion")."""
     index = match.role_tokens("model_params_b")[0]
     token = match.doc[index]
     value, scale = token._.get(VALUE), token._.get(SCALE) or 1.0
+    if scale >= 1e12 and _followed_by(match, match.rule.get("not_followed_by")):
+        return None  # "51.2T at 400G" is a switch's capacity in Tb/s; "70B at 512 GPUs" stays a model
     if not isinstance(value, float | int) or scale < float(match.rule.get("min_scale", 1e9)):
         return None
     billions = value / 1e9

@@ -14,6 +14,7 @@ facts. `python -m knowledge build|search|subject` does the same from a shell.
 """
 
 from knowledge.build import BuildResult, build, default_db_path
+from knowledge.formulas import calculation
 from knowledge.search import Entry, UnknownSubject, embed_entries, entry, search, subject, subjects, uncovered_acronyms
 from knowledge.units import conversion
 
@@ -22,6 +23,7 @@ __all__ = [
     "Entry",
     "UnknownSubject",
     "build",
+    "calculation",
     "conversion",
     "default_db_path",
     "embed_entries",

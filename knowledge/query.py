@@ -87,6 +87,7 @@ class SearchTerms(BaseModel):
     intents: dict[str, Intent] = Field(default_factory=dict)
     answer_types: tuple[AnswerType, ...] = ()
     answer_type_penalty: float = Field(default=1.0, gt=0, le=1)
+    title_match_boost: float = Field(default=0.0, ge=0, le=1)
 
     @field_validator("stopwords", mode="before")
     @classmethod
@@ -129,6 +130,21 @@ def answer_fit(wanted: list[re.Pattern[str]], title: str, text: str) -> float:
     """1 when the entry gives every kind of answer wanted, else the penalty."""
     entry = f"{title} {text}"
     return 1.0 if all(pattern.search(entry) for pattern in wanted) else _terms().answer_type_penalty
+
+
+def title_fit(question_words: frozenset[str], title: str) -> float:
+    """1 plus `title_match_boost` times the share of the question's words the entry's
+    title names: of two entries the text ranks alike, the one titled by what was asked
+    ("adaptive routing" for "what is adaptive routing in InfiniBand") comes first."""
+    if not question_words:
+        return 1.0
+    named = question_words & content_words(title)
+    return 1.0 + _terms().title_match_boost * len(named) / len(question_words)
+
+
+def content_words(text: str | None) -> frozenset[str]:
+    """The single words (no phrases) a search for `text` looks for, synonyms included."""
+    return frozenset(term for term in terms(text) if " " not in term)
 
 
 def boost(kind: str, asked: frozenset[str] = frozenset()) -> float:

@@ -22,7 +22,17 @@ from pydantic import BaseModel, Field
 from core import embedding
 from core.settings import settings
 from knowledge import semantic, store, vectors
-from knowledge.query import MAX_INPUT_CHARS, answer_fit, boost, fts_query, intents, is_query_word, wanted_answers
+from knowledge.query import (
+    MAX_INPUT_CHARS,
+    answer_fit,
+    boost,
+    content_words,
+    fts_query,
+    intents,
+    is_query_word,
+    title_fit,
+    wanted_answers,
+)
 
 MAX_LIMIT = 50
 logger = logging.getLogger(__name__)
@@ -125,11 +135,13 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     best_bm25 = max(bm25.values(), default=0.0) or 1.0
     asked = intents(text)
     wanted = wanted_answers(text)
+    words = content_words(text)
     for entry_id, hit in entries.items():
         relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(
             entry_id, 0.0
         )
-        hit.score = round(relevance * boost(hit.kind, asked) * answer_fit(wanted, hit.title, hit.text), 4)
+        fit = answer_fit(wanted, hit.title, hit.text) * title_fit(words, hit.title)
+        hit.score = round(relevance * boost(hit.kind, asked) * fit, 4)
     hits = sorted(entries.values(), key=lambda hit: hit.score, reverse=True)
     return [hit for hit in hits if hit.score > 0][:limit]
 

@@ -82,8 +82,11 @@ def quantities(text: str) -> list[Quantity]:
 
 
 def _format(value: float, unit: Unit) -> str:
+    """A rate in giga-units, or in tera-units from 1,000 up ("14.4 Tb/s", not "14,400 Gb/s")."""
+    prefix = "T" if value >= 1000 else "G"
+    value = value / 1000 if prefix == "T" else value
     shown = f"{value:,.0f}" if value == int(value) else f"{value:,.2f}".rstrip("0").rstrip(".")
-    return f"{shown} {'Gb/s' if unit == 'bits' else 'GB/s'}"
+    return f"{shown} {prefix}{'b/s' if unit == 'bits' else 'B/s'}"
 
 
 def conversion(text: str) -> Entry | None:

@@ -164,6 +164,14 @@ def test_model_size_is_in_billions_of_parameters(text, billions):
 
 
 @pytest.mark.parametrize(
+    "text",
+    ["with 128 port switches (51.2T at 400g) how many gpus can 2 tiers hold", "a 25.6T switch for 64 gpus"],
+)
+def test_a_switch_capacity_in_terabits_is_no_model_size(text):
+    assert "model_params_b" not in profile(text)
+
+
+@pytest.mark.parametrize(
     ("text", "dollars"),
     [
         ("budget $4M", 4_000_000),

@@ -10,7 +10,7 @@ import pytest
 
 import knowledge
 from knowledge import sources
-from knowledge.query import fts_query, terms
+from knowledge.query import content_words, fts_query, terms, title_fit
 
 
 @pytest.fixture(scope="module")
@@ -238,3 +238,11 @@ def test_search_without_the_embedding_model_ranks_by_words_alone(db, tmp_path, m
         hits = knowledge.search("what is PFC", db_path=db)
     assert hits and hits[0].id in {"glossary-pfc", "roce-pfc"}
     assert "without sentence embeddings" in caplog.text and "make embedding-model" in caplog.text
+
+
+def test_an_entry_titled_by_the_questions_words_counts_more_than_one_titled_otherwise():
+    asked = content_words("what is adaptive routing on infiniband")
+    named = title_fit(asked, "Adaptive routing (InfiniBand)")
+    other = title_fit(asked, "Credit-based flow control")
+    assert named > other == 1.0
+    assert title_fit(frozenset(), "Adaptive routing") == 1.0

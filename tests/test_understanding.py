@@ -228,3 +228,46 @@ def test_a_what_if_that_asks_about_savings_is_sized_not_answered_from_the_old_de
     assert result.kind == AskKind.recommendation
     assert result.recommendation.fabric.name != design.recommendation.fabric.name
     assert "Network cost:" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("text", "figure"),
+    [
+        ("256 gpu h100 pod how many osfp transceivers on the nics", "256 node-leaf"),
+        ("How many QM9700 switches does a non-blocking 2-tier fabric for 512 GPUs need?", "16 leaf + 8 spine = 24"),
+        ("We will receive 16 DGX H100 systems. How many NICs for the compute fabric?", "128 compute ports"),
+        ("we're planning 576 GB200 GPUs, how many racks is that?", "8 x GB200 NVL72"),
+    ],
+)
+def test_a_count_question_about_a_named_cluster_is_answered_from_a_design_sized_for_it(text, figure):
+    result = service.ask(text)
+    assert result.kind == AskKind.answer
+    assert result.answer is not None and result.answer.topic.startswith("Sized for")
+    assert figure in result.reply
+    assert "assuming training since the question does not say" in result.reply
+
+
+def test_a_count_question_that_names_the_workload_gets_the_whole_design():
+    # a workload named is a cluster being planned: the design, which has the count
+    result = service.ask("for inference on 64 L40S, how many switches would the fabric have?")
+    assert result.kind == AskKind.recommendation and "Switches:" in result.reply
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how many switches did Meta's 24K-GPU RoCE cluster use?",  # someone else's cluster
+        "How many compute ports does one DGX H100 have?",  # one server: no fabric to count
+        "What would the InfiniBand fabric for 16 DGX H100 servers cost?",  # the guide's price
+    ],
+)
+def test_a_question_about_another_cluster_one_server_or_a_price_is_not_sized(text):
+    result = service.ask(text)
+    assert result.answer is None or not result.answer.topic.startswith("Sized for")
+
+
+def test_a_sum_with_the_questions_numbers_is_not_taken_for_a_sizing_request():
+    # "7B" is the model whose gradients are summed, not a cluster to size
+    result = service.ask("rough time to allreduce 14 GB of grads (7B params bf16) over 400g per gpu")
+    assert result.kind == AskKind.answer
+    assert result.reply.startswith("**All-reduce time") and "0.56 s" in result.reply

@@ -52,6 +52,29 @@ def workload_line(rec: Recommendation) -> str:
     )
 
 
+def servers_line(rec: Recommendation) -> str:
+    """ "8 x GB200 NVL72 (72 GPUs each), 576 GPUs": the servers the design is sized for."""
+    p = rec.profile
+    server = catalogue.server_for(p.gpu_model)
+    name = (
+        server.model
+        if server is not None and p.gpus_per_node in (server.gpus, server.nvlink_domain_gpus)
+        else "servers"
+    )
+    return f"{p.node_count:,} x {name} ({p.gpus_per_node} GPUs each), {p.gpu_count:,} GPUs"
+
+
+def optics_lines(rec: Recommendation) -> list[str]:
+    """The compute fabric's transceivers and cables, as the bill of materials counts them
+    (a twin-port module or cable carries two links, so modules are fewer than links)."""
+    parts = [
+        item
+        for item in rec.bill_of_materials
+        if str(item.fabric) == "compute" and str(item.category) in ("transceiver", "cable", "fibre")
+    ]
+    return [f"- **{str(item.category).capitalize()}:** {item.quantity:,} x {item.description}" for item in parts]
+
+
 def ports_line(ports: list[Port]) -> str:
     return ", ".join(f"{p.count} x {p.gbps}G {PORT_ROLES[str(p.role)]}" for p in ports if p.count)
 

@@ -1,0 +1,85 @@
+"""Counts for a cluster a question names: "256 h100 pod, how many osfp transceivers on the
+nics?", "how many switches does a 2-tier fabric for 512 GPUs need?".
+
+Such a question asks for a fact, not for a design (it does not ask us to recommend, and
+often leaves out the workload), but no knowledge entry can hold the count for every size:
+the count is what the sizing rules compute. So it is answered from a design sized for the
+cluster it names, led by what was sized and what was assumed, with the figures asked for
+(the same lines a follow-up about a shown design gets, advisor.followup). Price
+questions are left to the knowledge base ("what does a 64-GPU InfiniBand fabric cost?"
+asks for the guide's published figure), and so are questions about someone else's
+cluster ("how many switches did Meta's 24K cluster use?").
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from advisor import followup, understand
+from advisor.recommendations import complete_profile, recommend
+from advisor.render import markdown
+from extraction import extract
+from knowledge import Entry
+from rules.models import ProfileDraft, Recommendation
+
+#: design topics a count question can ask of a named cluster (advisor/cues.yaml `design`)
+COUNTED_TOPICS = ("servers", "switches", "nics", "ports", "cables", "topology", "power", "allreduce")
+#: the workload assumed when a count question names none: the counts of a fabric are the
+#: training fabric's (inference may need no scale-out fabric at all, which the reply says)
+ASSUMED_WORKLOAD = "training"
+MAX_SOURCES = 3
+
+
+def counted_topics(question: str) -> list[str]:
+    return [topic for topic in understand.design_topics(question) if topic in COUNTED_TOPICS]
+
+
+def sized_profile(question: str) -> tuple[ProfileDraft, bool] | None:
+    """The cluster a count question names (more than one server), with whether its
+    workload was assumed; None when it names no such cluster or asks about another's."""
+    if understand.asks_about_reported_figures(question) or understand.asks_for_design(question):
+        return None
+    found = extract(question).profile
+    if found.gpu_count is None and found.node_count is None:
+        return None
+    assumed = found.workload is None
+    draft = ProfileDraft.model_validate(
+        {**found.model_dump(exclude_none=True), "workload": found.workload or ASSUMED_WORKLOAD}
+    )
+    return draft, assumed
+
+
+def _lead(rec: Recommendation, assumed: bool) -> str:
+    assumption = f", assuming {ASSUMED_WORKLOAD} since the question does not say" if assumed else ""
+    return (
+        f"Sized by our rules for {markdown.workload_line(rec)}{assumption}: "
+        f"{rec.fabric.name}, {markdown.topology_line(rec.topology)}."
+    )
+
+
+def answer(question: str) -> Entry | None:
+    """The counts a question asks of the cluster it names, from a design sized for it,
+    as an entry (sources: the rules that chose the fabric); None when it is no such question."""
+    topics = counted_topics(question)
+    if not topics:
+        return None
+    stated = sized_profile(question)
+    if stated is None:
+        return None
+    draft, assumed = stated
+    try:
+        rec = recommend(complete_profile(draft), save=False)
+    except ValidationError:
+        return None
+    if rec.profile.node_count < 2:  # one server: no fabric to count ("one DGX H100")
+        return None
+    sources = list(dict.fromkeys(reason.source for reason in rec.explanation))[:MAX_SOURCES]
+    return Entry(
+        id="calculation-stated-cluster",
+        subject="calculation",
+        kind="calculation",
+        title=f"Sized for {rec.profile.gpu_count:,} {rec.profile.gpu_model or ''} GPUs".replace("  ", " "),
+        text=followup.design_answer(rec, topics, question, lead=_lead(rec, assumed)),
+        source="Fabric Advisor sizing rules, from: " + "; ".join(sources),
+        score=1.0,
+    )

@@ -1,0 +1,170 @@
+"""Sums a networking question asks us to do with its own numbers.
+
+A knowledge entry states a rule ("a ring all-reduce moves 2(n-1)/n of the buffer",
+"a two-tier fat tree of radix k holds k^2/2 hosts"), but "how long does an all-reduce of
+14 GB take over 400G?" or "how many GPUs can two tiers of 128-port switches hold?" wants
+the rule applied to the asker's numbers. This module recognises those two sums, does them
+and answers with the result first and the formula and its source after, as an entry of
+its own (like knowledge.units for bits and bytes).
+
+    >>> calculation("all-reduce of a 1 GB buffer across 8 GPUs, busbw is 100 GB/s").text.split(":")[0]
+    'About 17.5 ms per all-reduce'
+    >>> calculation("with 128 port switches how many gpus can 2 tiers hold").text.split(":")[0]
+    'Two tiers of 128-port switches hold 8,192 hosts at full bisection'
+    >>> calculation("what is PFC") is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.search import Entry
+from knowledge.units import conversion, quantities
+
+ALLREDUCE_SOURCE = (
+    "NVIDIA nccl-tests, doc/PERFORMANCE.md (algorithm and bus bandwidth: an all-reduce's time is "
+    "size x 2(n-1)/n / busbw; https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)"
+)
+FAT_TREE_SOURCE = (
+    "Al-Fares, Loukissas, Vahdat, 'A Scalable, Commodity Data Center Network Architecture', SIGCOMM 2008 "
+    "(a fat tree of k-port switches: k/2 ports down and k/2 up per switch, k^3/4 hosts in three tiers; "
+    "two tiers hold k^2/2)"
+)
+
+_ALLREDUCE = re.compile(r"\ball[\s-]?reduce|\bgradient\s+sync|\bgrad(?:ient)?s?\s+sync", re.I)
+# a buffer size: "14 GB", "1 GiB", "512 MB" (a rate's "/s" or "ps" excluded)
+_SIZE = re.compile(
+    r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|(?i:kilo|mega|giga|tera)bytes?)(?!\s*(?:/|ps\b|per\s+s))"
+)
+_SIZE_SCALE = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
+# "7B params bf16", "70B model in fp32": the gradient buffer of a model
+_PARAMS = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*b\b(?:[\w\s-]{0,20}?)(?:param|model)", re.I)
+_BYTES_PER_PARAM = (("fp32", 4), ("float32", 4), ("tf32", 4), ("fp8", 1), ("int8", 1))
+_RANKS = re.compile(r"(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", re.I)
+
+# the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports", "radix 64"
+_RADIX = re.compile(
+    r"(?P<radix>\d{2,3})[\s-]*(?:x\s*\d+\s*g\w*\s*)?ports?\s+(?:[\w-]+\s+){0,2}switch"
+    r"|switch(?:es)?\s+(?:with|of|having)\s+(?P<radix2>\d{2,3})\s+ports"
+    r"|radix(?:\s+of)?\s+(?P<radix3>\d{2,3})",
+    re.I,
+)
+_TIERS = re.compile(
+    r"\b(?P<tiers>2|3|two|three)[\s-]*(?:tiers?|levels?|layers?|stages?)\b|(?P<leafspine>leaf[\s/-]*(?:and\s+)?spine)",
+    re.I,
+)
+_HOW_MANY_HOSTS = re.compile(
+    r"how\s+many\s+(?:[\w-]+\s+){0,2}(?:gpus?|hosts?|endpoints?|servers?|nodes?|nics?|ports?)|"
+    r"\b(?:max(?:imum)?|largest|biggest)\b|\bhold\b|\bscale\s+to\b|\bsupport\b",
+    re.I,
+)
+_SPLIT = re.compile(r"\bsplit\b|\bdown(?:link)?s?\b.*\bup(?:link)?s?\b|\bup(?:link)?s?\b.*\bdown(?:link)?s?\b", re.I)
+_WORD_NUMBER = {"two": 2, "three": 3}
+
+
+def calculation(text: str) -> Entry | None:
+    """The sum a question asks for, done with its numbers, or None when it asks none."""
+    text = str(text or "")
+    return allreduce_time(text) or fat_tree_capacity(text) or conversion(text)
+
+
+def _gigabytes(text: str) -> float | None:
+    """The buffer a question names, in GB: a size ("14 GB"), else a model's gradients
+    ("7B params bf16": 2 bytes a parameter unless fp32 or fp8 is named)."""
+    size = _SIZE.search(text)
+    if size:
+        return float(size["number"]) * _SIZE_SCALE[size["unit"][0].lower()]
+    params = _PARAMS.search(text)
+    if params:
+        lowered = text.lower()
+        width = next((bytes_ for name, bytes_ in _BYTES_PER_PARAM if name in lowered), 2)
+        return float(params["number"]) * width
+    return None
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.3g} s"
+    millis = seconds * 1e3
+    return f"{millis:.3g} ms" if millis < 100 else f"{seconds:.2g} s ({millis:.0f} ms)"
+
+
+def allreduce_time(text: str) -> Entry | None:
+    """How long one all-reduce of the question's buffer takes at its bandwidth:
+    size x 2(n-1)/n / bus bandwidth (nccl-tests); n large (factor 2) when no GPU count is given."""
+    if not _ALLREDUCE.search(text):
+        return None
+    size_gb = _gigabytes(text)
+    rates = quantities(text)
+    if size_gb is None or not rates:
+        return None
+    rate = rates[-1]
+    bandwidth = rate.value / 8 if rate.unit == "bits" else rate.value  # GB/s
+    if bandwidth <= 0:
+        return None
+    ranks = _RANKS.search(text)
+    n = int(ranks["number"]) if ranks else 0
+    factor = 2 * (n - 1) / n if n > 1 else 2.0
+    seconds = size_gb * factor / bandwidth
+    shown_rate = f"{bandwidth:g} GB/s ({rate.value:g} Gb/s)" if rate.unit == "bits" else f"{bandwidth:g} GB/s"
+    how_many = f"n = {n} GPUs, 2(n-1)/n = {factor:.3g}" if n > 1 else "many GPUs, 2(n-1)/n close to 2"
+    lead = f"About {_duration(seconds)} per all-reduce"
+    body = (
+        f"{lead}: a ring all-reduce sends 2(n-1)/n of the buffer through each GPU's link ({how_many}), so "
+        f"{size_gb:g} GB x {factor:.3g} / {shown_rate} = {_duration(seconds)}. That is the bandwidth term alone: "
+        "it assumes the bus bandwidth is reached (nccl-tests' busbw; on 400 Gb/s links measured busbw is usually "
+        "40-48 GB/s rather than the line rate's 50) and leaves out latency, which matters for small buffers."
+    )
+    return Entry(
+        id="calculation-allreduce-time",
+        subject="calculation",
+        kind="calculation",
+        title="All-reduce time from buffer size and bandwidth",
+        text=body,
+        source=ALLREDUCE_SOURCE,
+        score=1.0,
+    )
+
+
+def fat_tree_capacity(text: str) -> Entry | None:
+    """Hosts a non-blocking fat tree of the question's switch radix holds in two or three
+    tiers (k^2/2, k^3/4), or how a leaf splits its ports (k/2 down, k/2 up)."""
+    radix_match = _RADIX.search(text)
+    tiers_match = _TIERS.search(text)
+    if not radix_match or not tiers_match:
+        return None
+    k = int(radix_match["radix"] or radix_match["radix2"] or radix_match["radix3"])
+    if k < 4 or k % 2:
+        return None
+    word = (tiers_match["tiers"] or "2").lower()
+    tiers = _WORD_NUMBER.get(word) or int(word)
+    half = k // 2
+    split = f"each leaf uses {half} ports down to hosts and {half} up to the spines"
+    if _HOW_MANY_HOSTS.search(text):
+        hosts = k * k // 2 if tiers == 2 else k**3 // 4
+        switches = (
+            f"{k} leaves and {half} spines"
+            if tiers == 2
+            else f"{k * half} leaves, {k * half} spines and {half * half} core switches"
+        )
+        lead = f"{'Two' if tiers == 2 else 'Three'} tiers of {k}-port switches hold {hosts:,} hosts at full bisection"
+        body = (
+            f"{lead}: {split} ({'k^2/2' if tiers == 2 else 'k^3/4'} with k = {k}, using {switches}). "
+            "One host here is one network port: one GPU where every GPU has its own NIC port. "
+            "Oversubscribing the leaves (more ports down than up) holds more hosts at less bandwidth per host."
+        )
+    elif _SPLIT.search(text):
+        lead = f"A non-blocking leaf of {k}-port switches splits {half} down and {half} up"
+        body = f"{lead}: {split}, so the leaf's uplink bandwidth equals what its hosts can send."
+    else:
+        return None
+    return Entry(
+        id="calculation-fat-tree",
+        subject="calculation",
+        kind="calculation",
+        title="Fat-tree capacity from switch radix",
+        text=body,
+        source=FAT_TREE_SOURCE,
+        score=1.0,
+    )
