@@ -135,10 +135,20 @@ def side_question(text: str) -> str | None:
         if asked and (index or asked.start()) and not _gives_a_count(part[asked.start() :]):
             return " ".join([part[asked.start() :], *parts[index + 1 :]])
     if len(parts) < 2:
-        return None
+        return _listed_question(text)
     first = parts[0]
     if is_question(first) and not asks_for_design(first) and not _gives_a_count(first):
         return first
+    return _listed_question(text)
+
+
+def _listed_question(text: str) -> str | None:
+    """A question listed after the request's details, comma-separated: "20k h100 training,
+    ib vs roce whats cheaper at that scale", "600 a100s training, hdr ib ok? budget tight"."""
+    parts = [part.strip() for part in text.split(",")]
+    for index, part in enumerate(parts[1:], start=1):
+        if (is_question(part) or "?" in part) and not asks_for_design(part) and not _gives_a_count(part):
+            return ", ".join(parts[index:])
     return None
 
 

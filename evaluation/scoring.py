@@ -105,10 +105,15 @@ def judge_turn(kind: str, reply: str, expect_all: list[list[str]] | None = None)
     return "; ".join(problems)
 
 
+#: names a set may label a preference by, for the contract's value ("roce" is RoCEv2,
+#: the only RoCE the contract has)
+PREFERENCE_NAMES = {"roce": "rocev2"}
+
+
 def _family(expected: str, actual: str) -> bool:
     """A preference for a family ("infiniband") is met by any of its generations
     ("infiniband_ndr"): the customer said which fabric, the rules pick the generation."""
-    return expected == "infiniband" and actual.startswith("infiniband_")
+    return (expected == "infiniband" and actual.startswith("infiniband_")) or PREFERENCE_NAMES.get(expected) == actual
 
 
 def _same(expected: Any, actual: Any) -> bool:

@@ -42,3 +42,9 @@ def test_profile_fields_match_numbers_within_tolerance_and_strings_case_insensit
         "gpu_count: expected 256, got 128",
         "prefer: expected 'rocev2', got None",
     ]
+
+
+def test_a_preference_label_names_a_family_or_the_contracts_value():
+    assert profile_mismatches({"prefer": "infiniband"}, {"prefer": "infiniband_ndr"}) == []
+    assert profile_mismatches({"prefer": "roce"}, {"prefer": "rocev2"}) == []
+    assert profile_mismatches({"prefer": "roce"}, {"prefer": "ethernet"}) == ["prefer: expected 'roce', got 'ethernet'"]

@@ -414,3 +414,39 @@ def test_nvl72_racks_of_a_named_gpu_are_that_gpus_racks():
     found = profile("We are considering 24 NVL72 racks of GB300 for training.")
     assert (found["gpu_model"], found["gpu_count"]) == ("GB300", 1728)
     assert profile("8 nvl72 racks for training")["gpu_model"] == "GB200"  # no GPU named: GB200 NVL72
+
+
+@pytest.mark.parametrize(
+    ("text", "fabric"),
+    [
+        ("2k gb200 for inference, we run arista so eth would be nice", "ethernet"),
+        ("we got 5 nodes x 8 h100 for training a 13b, what ib switch", "infiniband"),
+        ("4k h100 training cluster, roce w/ spectrum-x. how many tiers?", "rocev2"),
+        ("3072 h100 llm pretraining. copy meta's pod design? roce", "rocev2"),
+        ("48 l40s inference, cheapest possible eth", "ethernet"),
+    ],
+)
+def test_a_fabric_stated_tersely_is_the_customers_preference(text, fabric):
+    assert profile(text)["prefer"] == fabric
+
+
+def test_fabrics_compared_in_a_request_are_options_not_a_preference():
+    assert "prefer" not in profile("20k h100 training, ib vs roce whats cheaper at that scale")
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("64 h100 for finetuning llama 70b, keep it cheap", "cost_sensitive", True),
+        ("1536 gpus h100 trainign, ib", "workload", "training"),
+        ("10 nodes of 8x b200 for post-training. existing dell/arista eth fabric", "existing_ethernet", True),
+        ("size the network for 3 scalable units of DGX H100 (32 systems per unit) for training", "gpu_count", 768),
+        ("serving at 10k QPS on 64 L40S", "workload", "inference"),
+    ],
+)
+def test_terse_and_formal_forms_of_a_detail_are_read(text, field, value):
+    assert profile(text)[field] == value
+
+
+def test_rdma_queue_pairs_are_no_queries_per_second():
+    assert "workload" not in profile("nccl env to spread a connection over more QPs for better ecmp")

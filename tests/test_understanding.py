@@ -271,3 +271,43 @@ def test_a_sum_with_the_questions_numbers_is_not_taken_for_a_sizing_request():
     result = service.ask("rough time to allreduce 14 GB of grads (7B params bf16) over 400g per gpu")
     assert result.kind == AskKind.answer
     assert result.reply.startswith("**All-reduce time") and "0.56 s" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("20k h100 training, ib vs roce whats cheaper at that scale", "ib vs roce whats cheaper at that scale"),
+        ("600 a100s training, older cluster refresh, hdr ib ok? budget tight", "hdr ib ok? budget tight"),
+        (
+            "Please design the fabric for 36 NVL72 racks of GB300 (training), including optics counts.",
+            "including optics counts.",
+        ),
+        (
+            "Propose the fabric for 32 DGX B200 used for training, and tell us how many cables it needs?",
+            "tell us how many cables it needs?",
+        ),
+    ],
+)
+def test_a_question_listed_after_the_details_is_answered_beside_the_design(text, asked):
+    decision, _, _ = service.understand_message(text)
+    assert decision.want == Want.sizing and decision.side_question == asked
+    result = service.ask(text)
+    assert result.kind == AskKind.recommendation and f"_{asked}_" in result.reply
+
+
+def test_a_choice_between_fabrics_asked_beside_a_request_is_answered_from_the_design():
+    reply = service.ask("need a fabric for 256 h100s, training. ib or roce? pls").reply
+    side = reply[reply.index("You also asked") :]
+    assert "Why not RoCEv2" in side and "cost" in side
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what oversubscription should a training backend fabric have",
+        "how many gpus did llama 3 405b pretrain on",
+        "Is it true Meta ran its 24K-GPU RoCE training fabric without DCQCN?",
+    ],
+)
+def test_a_question_that_names_a_workload_or_someone_elses_cluster_is_answered_not_sized(text):
+    assert service.ask(text).kind == AskKind.answer
