@@ -20,6 +20,15 @@ class AskKind(StrEnum):
     design_answer = "design_answer"
 
 
+class RelatedEntry(BaseModel):
+    """A second knowledge entry the search ranked almost as high as the answer's."""
+
+    model_config = ConfigDict(extra="forbid")
+    topic: str = Field(description="The entry's title.", examples=["Adaptive routing (InfiniBand)"])
+    text: str = Field(description="The entry's text.")
+    source: str = Field(description="Where the fact comes from.")
+
+
 class Answer(BaseModel):
     """A knowledge-base answer to a question, with where it comes from."""
 
@@ -41,6 +50,11 @@ class Answer(BaseModel):
         description="Terms of the question no knowledge entry mentions; when there are any, this entry is "
         "the closest the knowledge base has, not an answer to them.",
         examples=[["MTU"]],
+    )
+    related: list[RelatedEntry] = Field(
+        default_factory=list,
+        description="An entry that scored almost as high (at least advisor.service.RELATED_SHARE of the answer's "
+        "score), shown after the answer: the question may mean it.",
     )
 
 

@@ -311,3 +311,18 @@ def test_a_choice_between_fabrics_asked_beside_a_request_is_answered_from_the_de
 )
 def test_a_question_that_names_a_workload_or_someone_elses_cluster_is_answered_not_sized(text):
     assert service.ask(text).kind == AskKind.answer
+
+
+def test_an_entry_scoring_nearly_as_high_as_the_answer_is_shown_after_it():
+    result = service.ask("osfp vs qsfp112")  # two entries on the form factors, near-tied
+    assert result.answer is not None and len(result.answer.related) == 1
+    related = result.answer.related[0]
+    assert related.topic != result.answer.topic
+    assert result.reply.index(result.answer.topic) < result.reply.index(f"**Also relevant: {related.topic}**")
+    assert related.source in result.reply
+
+
+def test_an_answer_with_a_clear_winner_shows_no_other_entry():
+    result = service.ask("how many ports on a qm9700")
+    assert result.answer is not None and result.answer.related == []
+    assert "Also relevant" not in result.reply

@@ -353,6 +353,8 @@ def answer_markdown(answer: Answer) -> str:
         entry += f"\n\n**Note:** {answer.note}"
     if detail:
         entry += f"\n\n{detail}"
+    for other in answer.related:  # nearly as relevant: the question may mean it
+        entry += f"\n\n**Also relevant: {other.topic}**: {other.text}\n\n_Source: {other.source}_"
     if not answer.not_covered:
         return entry
     terms = ", ".join(answer.not_covered)
