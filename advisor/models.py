@@ -25,8 +25,11 @@ class RelatedEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     topic: str = Field(description="The entry's title.", examples=["Adaptive routing (InfiniBand)"])
-    text: str = Field(description="The entry's text.")
-    source: str = Field(description="Where the fact comes from.")
+    text: str = Field(
+        description="The entry's text.",
+        examples=["Quantum-2 switches re-route packets around congested links, set by the subnet manager."],
+    )
+    source: str = Field(description="Where the fact comes from.", examples=["NVIDIA UFM documentation"])
 
 
 class Answer(BaseModel):
