@@ -63,6 +63,10 @@ def warm_up(freeze: bool = False) -> None:
 #: questions of the seven question sets and gains 22 of 815 (0.8: 27, 0.95: 14;
 #: docs/evaluation.md).
 RELATED_SHARE = 0.9
+#: a computed answer (a sum, a count from a sized design) shows the knowledge base's best
+#: entry after it when the entry scores at least this: the rule behind the figure, or the
+#: other half of a two-part question ("how many racks is 576 GB200, and is that one SU?")
+RELATED_TO_COMPUTED = 0.6
 
 
 def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
@@ -73,10 +77,11 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
     if not hits or hits[0].score < min_relevance:
         return None
     hit = hits[0]
+    least = RELATED_TO_COMPUTED if hit.kind == "calculation" else RELATED_SHARE * hit.score
     related = [
         RelatedEntry(topic=other.title, text=other.text, source=other.source)
         for other in hits[1:]
-        if other.score >= RELATED_SHARE * hit.score
+        if other.score >= least
     ]
     return Answer(
         text=hit.text,
@@ -102,9 +107,8 @@ def _top_hits(question: str) -> tuple[knowledge.Entry, ...]:
     bits and bytes, an all-reduce's time, a fat tree's size), and one that asks for a count
     of a cluster it names gets the count from a design sized for it (advisor.stated)."""
     computed = knowledge.calculation(question) or stated.answer(question)
-    if computed is not None:
-        return (computed,)
-    return tuple(knowledge.search(question, limit=2))
+    found = tuple(knowledge.search(question, limit=1 if computed else 2))
+    return (computed, *found) if computed is not None else found
 
 
 def design_topics(question: str) -> list[str]:

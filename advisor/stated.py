@@ -13,6 +13,8 @@ cluster ("how many switches did Meta's 24K cluster use?").
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
 
 from advisor import followup, understand
@@ -30,8 +32,17 @@ ASSUMED_WORKLOAD = "training"
 MAX_SOURCES = 3
 
 
+#: "how do we run an all-reduce benchmark across two nodes?" asks how, not how many
+HOW_TO = re.compile(r"\bhow\s+(?:do|does|can|could|should|would|to)\b(?!\s+(?:many|much|long))", re.I)
+#: an all-reduce asked of a design is its time ("how long does the all-reduce take on 512 GPUs?")
+ALLREDUCE_TIME = re.compile(r"\bhow\s+(?:long|fast)\b|\btime\b|\bduration\b|\bms\b|\bseconds?\b", re.I)
+
+
 def counted_topics(question: str) -> list[str]:
-    return [topic for topic in understand.design_topics(question) if topic in COUNTED_TOPICS]
+    topics = [topic for topic in understand.design_topics(question) if topic in COUNTED_TOPICS]
+    if "allreduce" in topics and not ALLREDUCE_TIME.search(question):
+        topics.remove("allreduce")
+    return topics
 
 
 def sized_profile(question: str) -> tuple[ProfileDraft, bool] | None:
@@ -61,7 +72,7 @@ def answer(question: str) -> Entry | None:
     """The counts a question asks of the cluster it names, from a design sized for it,
     as an entry (sources: the rules that chose the fabric); None when it is no such question."""
     topics = counted_topics(question)
-    if not topics:
+    if not topics or HOW_TO.search(question):
         return None
     stated = sized_profile(question)
     if stated is None:
