@@ -210,7 +210,12 @@ def bill_of_materials(
             layout.compute_fabric,
         )
     if not layout.multi_node:
-        return lines
+        # one server joins the site's networks; one rack-scale system (an NVL72 rack of
+        # 18 compute trays) still needs its trays' storage, in-band and out-of-band
+        # networks (NVIDIA GB200 NVL72: a BlueField-3 and a BMC port per tray)
+        profile = _as_trays(profile)
+        if (profile.node_count or 1) < 2:
+            return lines
     server_known = catalogue.server_for(profile.gpu_model) is not None
     oob_ports = 0
     for port in server_ports(profile, layout.fabric_ports, link_gbps):
@@ -220,6 +225,16 @@ def bill_of_materials(
             oob_ports = port.count
     switches = sum(line.quantity for line in lines if line.category == "switch")
     return [*lines, *_oob_lines(profile.node_count or 1, oob_ports, switches)]
+
+
+def _as_trays(profile: WorkloadProfile) -> WorkloadProfile:
+    """A rack-scale system counted as its compute trays, the servers its networks cable
+    (72 GB200 GPUs in one NVLink domain are 18 trays of 4); any other profile as it is."""
+    server = catalogue.server_for(profile.gpu_model)
+    gpus = profile.gpu_count or 1
+    if server is None or not server.rack_scale or server.gpus >= (profile.gpus_per_node or 1):
+        return profile
+    return profile.model_copy(update={"node_count": max(1, gpus // server.gpus), "gpus_per_node": server.gpus})
 
 
 def bom_assumptions() -> list[str]:

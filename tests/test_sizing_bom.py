@@ -13,7 +13,8 @@ from knowledge import catalogue, sources
 from knowledge.pricebook import PriceBookError, build_price_book, price_book
 from rules import pricing
 from rules.engine import recommend
-from rules.models import Recommendation, Technology, Topology, WorkloadProfile
+from rules.models import ProfileDraft, Recommendation, Technology, Topology, WorkloadProfile
+from rules.servers import resolve
 from rules.sizing import (
     ServerSide,
     SwitchPart,
@@ -280,3 +281,16 @@ def test_topology_without_switches_has_no_lines():
         kind="single_node", tiers=0, endpoints=0, leaf_switches=0, spine_switches=0, core_switches=0, bisection_gbps=0
     )
     assert fabric_lines("compute", empty, SwitchPart("QM9700"), ServerSide(1, 8, 400), price_book()) == []
+
+
+def test_one_nvl72_rack_has_no_compute_fabric_but_its_trays_storage_and_management_networks():
+    rec = recommend(resolve(ProfileDraft(workload="inference", gpu_count=72, gpu_model="GB200")))
+    fabrics = {str(line.fabric) for line in rec.bill_of_materials}
+    assert rec.topology.kind == "single_node" and "compute" not in fabrics
+    assert {"storage", "in_band", "out_of_band"} <= fabrics  # 18 trays, each with storage and BMC ports
+    assert rec.cost.network_usd_low > 0
+
+
+def test_one_eight_gpu_server_joins_the_sites_networks_and_buys_none():
+    rec = recommend(WorkloadProfile(workload="training", gpu_count=8, gpu_model="H100"))
+    assert rec.bill_of_materials == [] and rec.cost.network_usd_high == 0

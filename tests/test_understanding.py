@@ -326,3 +326,15 @@ def test_an_answer_with_a_clear_winner_shows_no_other_entry():
     result = service.ask("how many ports on a qm9700")
     assert result.answer is not None and result.answer.related == []
     assert "Also relevant" not in result.reply
+
+
+def test_a_how_to_question_naming_servers_is_answered_from_the_knowledge_base():
+    result = service.ask("How do we run an NCCL all-reduce benchmark across two nodes?")
+    assert result.answer is not None and not result.answer.topic.startswith("Sized for")
+
+
+def test_a_computed_answer_shows_the_entry_behind_it():
+    # two questions in one: the count from a design, the scalable unit from the entry
+    result = service.ask("We are planning 576 GB200 GPUs. How many NVL72 racks is that, and is that one SU?")
+    assert result.answer is not None and result.answer.topic.startswith("Sized for")
+    assert result.answer.related and "scalable unit" in result.reply.lower()

@@ -102,6 +102,16 @@ def switches_line(t: Topology) -> str:
     return f"{' + '.join(parts)} = {total:,}"
 
 
+def switches_summary(rec: Recommendation) -> str:
+    """The compute fabric's switches; for a design without one that still has service
+    networks (one NVL72 rack's 18 trays), those networks' switches too."""
+    t = rec.topology
+    service = sum(i.quantity for i in rec.bill_of_materials if str(i.category) == "switch")
+    if t.kind != "single_node" or not service:
+        return switches_line(t)
+    return f"0 for GPU traffic (NVLink inside the rack); {service:,} for the storage, in-band and out-of-band networks"
+
+
 def cables_line(t: Topology) -> str:
     return ", ".join(f"{c.count:,} {c.tier} ({c.gbps}G)" for c in t.cables) or "none"
 
@@ -157,7 +167,7 @@ def design_line(rec: Recommendation, topic: str) -> str:
     """The summary line of the design that answers a topic (one of DESIGN_LINES)."""
     f, t, perf = rec.fabric, rec.topology, rec.performance
     if topic == "switches":
-        return f"- **Switches:** {switches_line(t)}" + (f" ({f.switch_model})" if f.switch_model else "")
+        return f"- **Switches:** {switches_summary(rec)}" + (f" ({f.switch_model})" if f.switch_model else "")
     if topic == "cables":
         return f"- **Cables:** {cables_line(t)}"
     if topic == "ports":
@@ -206,7 +216,7 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
         f"- **Fabric:** {f.name}{switch}",
         f"- **Topology:** {topology_line(t)}",
         f"- **Ports per server:** {ports_line(rec.ports_per_server)}",
-        f"- **Switches:** {switches_line(t)}",
+        f"- **Switches:** {switches_summary(rec)}",
         f"- **Cables:** {cables_line(t)}",
         f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)}",
     ]
