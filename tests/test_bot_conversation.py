@@ -379,3 +379,22 @@ def test_an_unknown_gpu_is_said_back_and_its_count_kept(chat):
     reply = chat.say("Could you design the network for 32 H900 GPUs?")
     assert 'I have no data for a GPU called "H900"' in reply
     assert chat.slots()["gpu_count"] == 32
+
+
+def test_follow_ups_on_parts_per_gpu_cost_and_parallelism_are_answered_not_re_sized(chat):
+    assert "**Recommendation:" in chat.say("design a network for 1024 h100 for training")
+    rec_id = chat.slots()["recommendation_id"]
+    cost = chat.say("and the cost per gpu?")
+    assert "per GPU" in cost
+    parts = chat.say("how many NICs and cables does it use?")
+    assert "**NICs:**" in parts and "**Cables:**" in parts
+    parallelism = chat.say("would tensor parallelism across nodes be a good idea?")
+    assert "Fabrics compared" not in parallelism and "tensor" in parallelism.lower()
+    other = chat.say("for reference, how big were Meta's Llama 3 training pods?")
+    assert "What changed" not in other
+    assert chat.slots()["recommendation_id"] == rec_id and chat.slots()["gpu_count"] == 1024
+
+
+def test_such_racks_after_a_rack_scale_system_counts_its_racks(chat):
+    chat.say("one GB200 NVL72 rack for training")
+    assert "576 GB200 GPUs" in chat.say("now size the scale-out fabric for eight such racks")

@@ -450,3 +450,14 @@ def test_terse_and_formal_forms_of_a_detail_are_read(text, field, value):
 
 def test_rdma_queue_pairs_are_no_queries_per_second():
     assert "workload" not in profile("nccl env to spread a connection over more QPs for better ecmp")
+
+
+@pytest.mark.parametrize("text", ["how big were Meta's Llama 3 training pods?", "is GPT 4 trained on infiniband"])
+def test_a_models_version_number_is_no_gpu_count(text):
+    found = extract(text, expecting="gpu_count").profile
+    assert found.gpu_count is None and found.node_count is None
+
+
+def test_such_racks_of_a_rack_scale_system_are_counted_as_its_racks():
+    found = extract("size the scale-out fabric for eight such racks", known_model="GB200").profile
+    assert (found.node_count, found.gpu_count) == (8, 576)

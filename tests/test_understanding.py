@@ -338,3 +338,13 @@ def test_a_computed_answer_shows_the_entry_behind_it():
     result = service.ask("We are planning 576 GB200 GPUs. How many NVL72 racks is that, and is that one SU?")
     assert result.answer is not None and result.answer.topic.startswith("Sized for")
     assert result.answer.related and "scalable unit" in result.reply.lower()
+
+
+def test_a_cost_answer_gives_the_cost_per_gpu_too(design):
+    reply = service.ask("what's the cost per gpu?", recommendation_id=design.recommendation.id).reply
+    assert "per GPU" in reply and "**Network cost:**" in reply
+
+
+def test_parts_asked_together_are_each_answered(design):
+    reply = service.ask("how many NICs and cables does it use?", recommendation_id=design.recommendation.id).reply
+    assert "**NICs:**" in reply and "**Cables:**" in reply

@@ -175,7 +175,9 @@ def design_line(rec: Recommendation, topic: str) -> str:
     if topic == "topology":
         return f"- **Topology:** {topology_line(t)}"
     if topic == "cost":
-        return f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)} _({rec.cost.basis})_"
+        c = rec.cost
+        per_gpu = f" ({cost_range(c.per_gpu_usd_low or 0, c.per_gpu_usd_high)} per GPU)" if c.per_gpu_usd_high else ""
+        return f"- **Network cost:** {cost_range(c.network_usd_low, c.network_usd_high)}{per_gpu} _({c.basis})_"
     if topic == "power":
         return f"- **Network power and space:** {power_line(rec)}"
     if perf.allreduce_ms is None:

@@ -104,6 +104,13 @@ class ActionCompare(AdvisorAction):
         # comparison itself shows
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):
             return []
+        decision, _, _ = respond.understanding(tracker)
+        if decision.want == Want.question and not extraction.fabrics_named(profile.latest_text(tracker)):
+            # "would tensor parallelism across nodes be advisable?": no fabrics to compare
+            return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
+        return self.compare(dispatcher, tracker)
+
+    def compare(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
         rec = recommendation_for_question(tracker)
         if rec is None:
             # no cluster yet: "IB vs RoCE?" is then a general question
