@@ -193,7 +193,8 @@ def understand(
         return _sizing(question, topics)
     if design_shown and topics and not new_count and about_shown_design(question):
         return Understanding(want=Want.design, design_topics=topics)
-    if calculated and not asks_for_design(question) and not resized:
+    # a sum asked alone; "256 H100 training, and an all-reduce of 14 GB at 400G?" is a request
+    if calculated and not asks_for_design(question) and not resized and not (new_count and found.workload):
         return Understanding(want=Want.question, design_topics=topics)
     sized = new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS)
     continues = given is not None and given.workload is not None

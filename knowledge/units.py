@@ -40,7 +40,8 @@ _QUANTITY = re.compile(
     r")"
 )
 # a unit named without a number ("= ? GB/s", "in gigabytes")
-_BYTES_UNIT = re.compile(r"\b[KMGT]B(?:/s|ps)?(?![a-z])|(?i:\b(?:kilo|mega|giga|tera)?bytes?\b)")
+# (not a product name: "GB200", "GB300")
+_BYTES_UNIT = re.compile(r"\b[KMGT]B(?:/s|ps)?(?![a-z\d])|(?i:\b(?:kilo|mega|giga|tera)?bytes?\b)")
 _BITS_UNIT = re.compile(r"\b[kmgtKMGT]b(?:/s|ps)\b|(?i:\b(?:kilo|mega|giga|tera)?bits?\b)")
 
 SOURCE = (
