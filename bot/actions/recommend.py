@@ -8,6 +8,7 @@ there, not here. The id of the last recommendation shown is kept in the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rasa_sdk import Tracker
@@ -93,6 +94,14 @@ class ActionExplain(AdvisorAction):
         return remember(tracker, rec)
 
 
+#: words that ask for the candidate fabrics side by side ("compare the options")
+ASKS_TO_COMPARE = re.compile(
+    r"\b(?:compar\w*|options?|alternatives?|vs\.?|versus|side\s+by\s+side|other\s+fabrics?|trade-?offs?)\b"
+    r"|\bwhich\s+(?:is|one)\s+(?:better|cheaper|faster)",
+    re.I,
+)
+
+
 class ActionCompare(AdvisorAction):
     """The candidate fabrics side by side for this cluster."""
 
@@ -105,8 +114,9 @@ class ActionCompare(AdvisorAction):
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):
             return []
         decision, _, _ = respond.understanding(tracker)
-        if decision.want == Want.question and not extraction.fabrics_named(profile.latest_text(tracker)):
-            # "would tensor parallelism across nodes be advisable?": no fabrics to compare
+        text = profile.latest_text(tracker)
+        if decision.want == Want.question and not (extraction.fabrics_named(text) or ASKS_TO_COMPARE.search(text)):
+            # "would tensor parallelism across nodes be advisable?": nothing to compare
             return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
         return self.compare(dispatcher, tracker)
 
