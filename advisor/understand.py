@@ -186,6 +186,10 @@ def understand(
     what_if = any(getattr(found, name) is not None for name in WHAT_IF_FIELDS) or (
         found.gpu_model is not None and bool(_cues()["change"].search(question))
     )
+    about_shown = design_shown and bool(topics) and about_shown_design(question)  # "what does it use?"
+    if is_question(question) and asks_about_reported_figures(question) and not new_count and not about_shown:
+        # "how large were Meta's Llama 3 training pods?": someone else's cluster re-sizes nothing
+        return Understanding(want=Want.question, design_topics=topics)
     if design_shown and what_if and not asks_only_about(question):
         # "what if we go RoCE instead, how much would we save?", "and with TP 4?", "and if we
         # used 200GbE instead to save money?": a what-if on the design, its figures asked of

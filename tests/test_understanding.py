@@ -348,3 +348,10 @@ def test_a_cost_answer_gives_the_cost_per_gpu_too(design):
 def test_parts_asked_together_are_each_answered(design):
     reply = service.ask("how many NICs and cables does it use?", recommendation_id=design.recommendation.id).reply
     assert "**NICs:**" in reply and "**Cables:**" in reply
+
+
+def test_a_question_about_someone_elses_cluster_after_a_design_re_sizes_nothing(design):
+    result = service.ask(
+        "For reference, how large were Meta's Llama 3 training pods?", recommendation_id=design.recommendation.id
+    )
+    assert result.kind == AskKind.answer
