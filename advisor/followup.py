@@ -157,10 +157,6 @@ def design_answer(
     for topic in dict.fromkeys(topics):
         if topic == "servers":
             lines.append(f"- **Servers:** {markdown.servers_line(rec)}")
-        elif topic == "cables":
-            lines.append(markdown.design_line(rec, topic))
-            lines += markdown.optics_lines(rec)
-            lines += _quotes(TOPIC_ENTRIES.get(topic, []))
         elif topic == "budget_share":
             lines.append(_budget_line(rec, budget_usd))
         elif topic == "settings":
@@ -182,6 +178,8 @@ def design_answer(
             lines += _why_not_lines(rec, question)
         elif topic in markdown.DESIGN_LINES:
             lines.append(markdown.design_line(rec, topic))
+            if topic == "cables":
+                lines += markdown.optics_lines(rec)
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))
         else:
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))

@@ -23,6 +23,7 @@ from advisor.render import markdown
 from advisor.understand import Understanding, Want
 from extraction import Extraction, extract
 from extraction.extractor import warm_up as warm_up_extractor
+from knowledge.search import CALCULATION, COMPUTED_KINDS
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
@@ -77,7 +78,7 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
     if not hits or hits[0].score < min_relevance:
         return None
     hit = hits[0]
-    least = RELATED_TO_COMPUTED if hit.kind == "calculation" else RELATED_SHARE * hit.score
+    least = RELATED_TO_COMPUTED if hit.kind in COMPUTED_KINDS else RELATED_SHARE * hit.score
     related = [
         RelatedEntry(topic=other.title, text=other.text, source=other.source)
         for other in hits[1:]
@@ -139,14 +140,15 @@ def understand_message(
         earlier.gpu_count,
         earlier.node_count,
     )
+    top = _top_hit(question)
     decision = understand.understand(
         question,
         extraction.profile,
         profile,
         resized=resized,
         design_shown=shown is not None,
-        knowledge_answers=_top_hit(question) is not None,
-        calculated=knowledge.calculation(question) is not None,
+        knowledge_answers=top is not None,
+        calculated=top is not None and top.kind == CALCULATION,
     )
     return decision, extraction, merged
 

@@ -21,7 +21,7 @@ from advisor import followup, understand
 from advisor.recommendations import complete_profile, recommend
 from advisor.render import markdown
 from extraction import extract
-from knowledge import Entry
+from knowledge.search import CALCULATION, SIZED, Entry
 from rules.models import ProfileDraft, Recommendation
 
 #: design topics a count question can ask of a named cluster (advisor/cues.yaml `design`)
@@ -85,12 +85,11 @@ def answer(question: str) -> Entry | None:
     if rec.profile.node_count < 2:  # one server: no fabric to count ("one DGX H100")
         return None
     sources = list(dict.fromkeys(reason.source for reason in rec.explanation))[:MAX_SOURCES]
-    return Entry(
-        id="calculation-stated-cluster",
-        subject="calculation",
-        kind="calculation",
-        title=f"Sized for {rec.profile.gpu_count:,} {rec.profile.gpu_model or ''} GPUs".replace("  ", " "),
-        text=followup.design_answer(rec, topics, question, lead=_lead(rec, assumed)),
-        source="Fabric Advisor sizing rules, from: " + "; ".join(sources),
-        score=1.0,
+    return Entry.computed(
+        "calculation-stated-cluster",
+        f"Sized for {rec.profile.gpu_count:,} {rec.profile.gpu_model or ''} GPUs".replace("  ", " "),
+        followup.design_answer(rec, topics, question, lead=_lead(rec, assumed)),
+        "Fabric Advisor sizing rules, from: " + "; ".join(sources),
+        subject=CALCULATION,
+        kind=SIZED,
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.search import Entry
+from knowledge.search import CALCULATION, Entry
 from knowledge.units import conversion, quantities
 
 ALLREDUCE_SOURCE = (
@@ -116,15 +116,8 @@ def allreduce_time(text: str) -> Entry | None:
         "it assumes the bus bandwidth is reached (nccl-tests' busbw; on 400 Gb/s links measured busbw is usually "
         "40-48 GB/s rather than the line rate's 50) and leaves out latency, which matters for small buffers."
     )
-    return Entry(
-        id="calculation-allreduce-time",
-        subject="calculation",
-        kind="calculation",
-        title="All-reduce time from buffer size and bandwidth",
-        text=body,
-        source=ALLREDUCE_SOURCE,
-        score=1.0,
-    )
+    title = "All-reduce time from buffer size and bandwidth"
+    return Entry.computed("calculation-allreduce-time", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
 
 
 def fat_tree_capacity(text: str) -> Entry | None:
@@ -159,12 +152,5 @@ def fat_tree_capacity(text: str) -> Entry | None:
         body = f"{lead}: {split}, so the leaf's uplink bandwidth equals what its hosts can send."
     else:
         return None
-    return Entry(
-        id="calculation-fat-tree",
-        subject="calculation",
-        kind="calculation",
-        title="Fat-tree capacity from switch radix",
-        text=body,
-        source=FAT_TREE_SOURCE,
-        score=1.0,
-    )
+    title = "Fat-tree capacity from switch radix"
+    return Entry.computed("calculation-fat-tree", title, body, FAT_TREE_SOURCE, subject=CALCULATION)

@@ -38,6 +38,14 @@ MAX_LIMIT = 50
 logger = logging.getLogger(__name__)
 
 
+#: the kinds of an answer worked out for the question rather than stored: a sum with its
+#: own numbers (knowledge.formulas, knowledge.units) and counts from a design sized for it
+#: (advisor.stated)
+CALCULATION = "calculation"
+SIZED = "sized"
+COMPUTED_KINDS = frozenset({CALCULATION, SIZED})
+
+
 class Entry(BaseModel):
     """One knowledge entry as search returns it."""
 
@@ -60,6 +68,13 @@ class Entry(BaseModel):
         description="Relevance (bm25 blended with similarity of meaning), higher is better; 0 outside search.",
         examples=[0.82],
     )
+
+    @classmethod
+    def computed(
+        cls, entry_id: str, title: str, text: str, source: str, *, subject: str, kind: str = CALCULATION
+    ) -> Entry:
+        """An answer worked out for this question, ranked above anything the search finds."""
+        return cls(id=entry_id, subject=subject, kind=kind, title=title, text=text, source=source, score=1.0)
 
 
 class UnknownSubject(KeyError):

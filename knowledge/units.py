@@ -114,12 +114,6 @@ def conversion(text: str) -> Entry | None:
     elif claims:
         ratio = claims[0].value / converted
         lead += f"; {_format(claims[0].value, other)} is {ratio:,.3g} times that"
-    return Entry(
-        id="units-bits-and-bytes",
-        subject="units",
-        kind="units",
-        title="Bits and bytes per second",
-        text=f"{lead}. {DETAIL}",
-        source=SOURCE,
-        score=1.0,
+    return Entry.computed(
+        "units-bits-and-bytes", "Bits and bytes per second", f"{lead}. {DETAIL}", SOURCE, subject="units"
     )
