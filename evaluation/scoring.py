@@ -19,9 +19,11 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 #: scored first on the code before the work it measures), `blind4` (a fourth, the
 #: issue's full size: 136 questions, 54 sizing requests, 34 conversations) and `blind5`
 #: (a fifth of the same size, scored first on the code after the work blind4 led to),
-#: `blind6` (a sixth: 160 questions, 48 requests, 32 conversations, scored first in stop 12;
-#: docs/evaluation.md)
-COLLECTIONS = ("blind", "dev", "heldout", "blind3", "blind4", "blind5", "blind6")
+#: `blind6` (a sixth: 160 questions, 48 requests, 32 conversations, scored first in stop 12)
+#: and `blind7` (set A of the conversation issue: 130 questions, 45 requests, 32
+#: conversations with corrections and elliptical follow-ups, written blind, scored first in
+#: stop 27; docs/evaluation.md)
+COLLECTIONS = ("blind", "dev", "heldout", "blind3", "blind4", "blind5", "blind6", "blind7")
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
 
