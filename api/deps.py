@@ -8,7 +8,7 @@ to the thread pool on every request for nothing.
 
 from __future__ import annotations
 
-from typing import Annotated, Protocol
+from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Request
 
@@ -30,11 +30,12 @@ class AdvisorService(Protocol):
 class KnowledgeBase(Protocol):
     def search(self, text: str, limit: int = 5) -> list[knowledge.Entry]: ...
     def subjects(self) -> list[str]: ...
-    def subject(self, name: str) -> list[dict]: ...
+    def subject(self, name: str) -> list[dict[str, Any]]: ...
 
 
 async def get_config(request: Request) -> ApiConfig:
-    return request.app.state.config
+    config: ApiConfig = request.app.state.config
+    return config
 
 
 async def get_service() -> AdvisorService:
