@@ -1,5 +1,5 @@
-"""Shared objects handed to endpoints as dependencies: the config, the advisor
-service and the knowledge base. Tests or another deployment can swap any of them
+"""Shared objects handed to endpoints as dependencies: the advisor service and the
+knowledge base. Tests or another deployment can swap any of them
 with `app.dependency_overrides`.
 
 The providers are `async def` on purpose: a plain-`def` dependency would cost a hop
@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Protocol
 
-from fastapi import Depends, Request
+from fastapi import Depends
 
 import knowledge
 from advisor import service
 from advisor.models import AskResult
-from api.config import ApiConfig
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
 
@@ -33,11 +32,6 @@ class KnowledgeBase(Protocol):
     def subject(self, name: str) -> list[dict[str, Any]]: ...
 
 
-async def get_config(request: Request) -> ApiConfig:
-    config: ApiConfig = request.app.state.config
-    return config
-
-
 async def get_service() -> AdvisorService:
     return service  # the module satisfies the protocol
 
@@ -46,6 +40,5 @@ async def get_knowledge() -> KnowledgeBase:
     return knowledge
 
 
-Config = Annotated[ApiConfig, Depends(get_config)]
 Service = Annotated[AdvisorService, Depends(get_service)]
 Knowledge = Annotated[KnowledgeBase, Depends(get_knowledge)]
