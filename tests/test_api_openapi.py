@@ -10,8 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.servers import VENV_BIN
-from tests.test_api_servers import API_KEY, api, keyed_api  # noqa: F401  (session server fixtures)
+from tests.servers import API_KEY, VENV_BIN
 
 # Schemathesis settings. Schema-valid profiles that break a cross-field rule (10 GPUs on
 # 3 nodes) are refused with 422, which JSON Schema cannot express: for that operation a
