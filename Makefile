@@ -32,8 +32,9 @@ cluster-parts: venv
 # The whole suite, with the share of our lines it runs (in this process: code run only
 # inside a server the tests start as a subprocess is not counted; measuring those too
 # would slow every server down and strand data files). `make coverage` prints the table.
+PYTEST_ARGS ?=
 test: lint setup browser cluster-parts
-	$(PY) -m pytest -q -ra --cov --cov-report=
+	$(PY) -m pytest -q -ra --cov --cov-report= $(PYTEST_ARGS)
 	@echo "coverage: $$($(PY) -m coverage report --format=total)% of the lines of our packages (make coverage: per file)"
 
 coverage: venv
@@ -41,9 +42,10 @@ coverage: venv
 
 # The everyday loop: the gates, then every test that needs neither Rasa, a browser, the
 # cluster parts nor much time (the markers are registered in pyproject.toml).
+# PYTEST_ARGS adds to either run: make check PYTEST_ARGS="-x -k api"
 FAST_TESTS := not rasa and not browser and not cluster and not slow
 check: lint venv kb
-	$(PY) -m pytest -q -ra -m "$(FAST_TESTS)"
+	$(PY) -m pytest -q -ra -m "$(FAST_TESTS)" $(PYTEST_ARGS)
 
 # the gates before the tests: lint, complexity, formatting, types (mypy strict) and dead
 # code (configured in pyproject.toml; .pre-commit-config.yaml runs the same on a commit)
