@@ -1,5 +1,6 @@
 # Fabric Advisor: `make run` starts the service, `make test` runs the gates (`make lint`)
-# and then every test.
+# and then every test (CI's command), `make check` the gates and the fast tests (the
+# everyday loop: no Rasa, browser, cluster or slow test).
 # Both set up what they need first: the two virtual environments, the knowledge
 # database and the Rasa model (trained only when the bot's data changed).
 
@@ -15,7 +16,7 @@ BOT_DATA := $(wildcard bot/data/*.yml) bot/domain.yml bot/config.yml $(wildcard 
 EMBEDDING_MODEL := $(VAR)/models/all-minilm-l6-v2
 MODEL := bot/models/fabric-advisor.tar.gz
 
-.PHONY: run run-cluster cluster-parts test lint bench setup venv rasa-venv kb model browser clean nlu-report embedding-model
+.PHONY: run run-cluster cluster-parts test check coverage lint bench setup venv rasa-venv kb model browser clean nlu-report embedding-model
 
 run: setup
 	$(PY) -m ops.run
@@ -28,14 +29,31 @@ run-cluster: setup cluster-parts
 cluster-parts: venv
 	@$(PY) -m ops.parts install
 
+# The whole suite, with the share of our lines it runs (in this process: code run only
+# inside a server the tests start as a subprocess is not counted; measuring those too
+# would slow every server down and strand data files). `make coverage` prints the table.
+PYTEST_ARGS ?=
 test: lint setup browser cluster-parts
-	$(PY) -m pytest -q -ra
+	$(PY) -m pytest -q -ra --cov --cov-report= $(PYTEST_ARGS)
+	@echo "coverage: $$($(PY) -m coverage report --format=total)% of the lines of our packages (make coverage: per file)"
 
-# the gates before the tests: lint, formatting and types (configured in pyproject.toml)
+coverage: venv
+	$(PY) -m coverage report --skip-covered --sort=cover
+
+# The everyday loop: the gates, then every test that needs neither Rasa, a browser, the
+# cluster parts nor much time (the markers are registered in pyproject.toml).
+# PYTEST_ARGS adds to either run: make check PYTEST_ARGS="-x -k api"
+FAST_TESTS := not rasa and not browser and not cluster and not slow
+check: lint venv kb
+	$(PY) -m pytest -q -ra -m "$(FAST_TESTS)" $(PYTEST_ARGS)
+
+# the gates before the tests: lint, complexity, formatting, types (mypy strict) and dead
+# code (configured in pyproject.toml; .pre-commit-config.yaml runs the same on a commit)
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/vulture
 
 bench: setup cluster-parts
 	$(PY) -m bench

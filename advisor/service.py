@@ -33,7 +33,6 @@ __all__ = [
     "ask",
     "complete_profile",
     "design_reply",
-    "design_topics",
     "get_recommendation",
     "recommend",
     "side_answer",
@@ -110,11 +109,6 @@ def _top_hits(question: str) -> tuple[knowledge.Entry, ...]:
     computed = knowledge.calculation(question) or stated.answer(question)
     found = tuple(knowledge.search(question, limit=1 if computed else 2))
     return (computed, *found) if computed is not None else found
-
-
-def design_topics(question: str) -> list[str]:
-    """The figures of a recommendation a question asks for (advisor.understand)."""
-    return understand.design_topics(question)
 
 
 def alternative(rec: Recommendation, prefer: str) -> Recommendation | None:

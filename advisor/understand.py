@@ -33,6 +33,7 @@ import re
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, Field
@@ -65,8 +66,9 @@ class Understanding(BaseModel):
 
 
 @cache
-def _cue_file() -> dict:
-    return yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
+def _cue_file() -> dict[str, Any]:
+    cues: dict[str, Any] = yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
+    return cues
 
 
 def _pattern(phrases: list[str]) -> re.Pattern[str]:

@@ -81,7 +81,7 @@ def _document_key_as_optional(app: FastAPI) -> None:
     """Without a configured key the scheme stays in the docs but is optional (`{}`)."""
     build = app.openapi
 
-    def openapi() -> dict:
+    def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = build()
             for operations in schema.get("paths", {}).values():

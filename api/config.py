@@ -16,7 +16,7 @@ MAX_BODY_BYTES = 64 * 1024
 
 @dataclass(frozen=True)
 class ApiConfig:
-    """The API's settings; endpoints get them through `api.deps.get_config`."""
+    """The API's settings, kept in `app.state.config` (the key check reads it there)."""
 
     api_key: str | None = None  # FABRIC_ADVISOR_API_KEY; None leaves /v1/* open
     max_body_bytes: int = MAX_BODY_BYTES

@@ -1,5 +1,5 @@
-"""Shared objects handed to endpoints as dependencies: the config, the advisor
-service and the knowledge base. Tests or another deployment can swap any of them
+"""Shared objects handed to endpoints as dependencies: the advisor service and the
+knowledge base. Tests or another deployment can swap any of them
 with `app.dependency_overrides`.
 
 The providers are `async def` on purpose: a plain-`def` dependency would cost a hop
@@ -8,14 +8,13 @@ to the thread pool on every request for nothing.
 
 from __future__ import annotations
 
-from typing import Annotated, Protocol
+from typing import Annotated, Any, Protocol
 
-from fastapi import Depends, Request
+from fastapi import Depends
 
 import knowledge
 from advisor import service
 from advisor.models import AskResult
-from api.config import ApiConfig
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
 
@@ -30,11 +29,7 @@ class AdvisorService(Protocol):
 class KnowledgeBase(Protocol):
     def search(self, text: str, limit: int = 5) -> list[knowledge.Entry]: ...
     def subjects(self) -> list[str]: ...
-    def subject(self, name: str) -> list[dict]: ...
-
-
-async def get_config(request: Request) -> ApiConfig:
-    return request.app.state.config
+    def subject(self, name: str) -> list[dict[str, Any]]: ...
 
 
 async def get_service() -> AdvisorService:
@@ -45,6 +40,5 @@ async def get_knowledge() -> KnowledgeBase:
     return knowledge
 
 
-Config = Annotated[ApiConfig, Depends(get_config)]
 Service = Annotated[AdvisorService, Depends(get_service)]
 Knowledge = Annotated[KnowledgeBase, Depends(get_knowledge)]

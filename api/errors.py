@@ -189,7 +189,8 @@ def _field_info(route: Any, loc: list[str | int]) -> FieldInfo | None:
         params = getattr(dependant, f"{where}_params", []) if dependant else []
         for param in params:
             if param.alias == path[0]:
-                return param.field_info
+                declared: FieldInfo = param.field_info
+                return declared
         return None
     if where != "body" or not path:
         return None

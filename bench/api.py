@@ -34,10 +34,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from bench.floor_app import RECOMMENDATION_BYTES
+from ops.processes import free_port, running  # the same start/stop as the e2e tests
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -65,11 +67,11 @@ TERMS = [
 ]
 
 
-def profiles(count: int, seed: int = 7) -> list[dict]:
+def profiles(count: int, seed: int = 7) -> list[dict[str, Any]]:
     """Distinct, valid workload profiles (GPU counts in whole servers of 8)."""
     rng = random.Random(seed)
-    out: list[dict] = []
-    seen: set = set()
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
     while len(out) < count:
         body = {
             "workload": rng.choice(["training", "inference", "mixed"]),
@@ -86,7 +88,7 @@ def profiles(count: int, seed: int = 7) -> list[dict]:
     return out
 
 
-def questions(count: int, seed: int = 11) -> list[dict]:
+def questions(count: int, seed: int = 11) -> list[dict[str, Any]]:
     """A mix of the three kinds of question: a workload, a knowledge question, too little to size."""
     rng = random.Random(seed)
     out = []
@@ -110,7 +112,7 @@ class Scenario:
     name: str
     method: str
     path: str
-    bodies: list[dict]
+    bodies: list[dict[str, Any]]
 
 
 HEALTHZ = Scenario("GET /healthz", "GET", "/healthz", [])
@@ -160,8 +162,6 @@ def run() -> list[str]:
 
 def _serve(app: str, scenarios: list[Scenario]) -> list[tuple[Scenario, Figures]]:
     """One uvicorn worker serving app on a free port, loaded with each scenario in turn."""
-    from tests.servers import free_port, running  # the same start/stop as the e2e tests
-
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
         env = {"FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"), "FABRIC_ADVISOR_API_KEY": ""}
         port = free_port()
@@ -306,7 +306,7 @@ def _python_process(url: str, scenario: Scenario) -> Figures:
     return Figures(**json.loads(out.strip().splitlines()[-1]))
 
 
-async def _load(url: str, method: str, bodies: list[dict]) -> Figures:
+async def _load(url: str, method: str, bodies: list[dict[str, Any]]) -> Figures:
     """Keep CONNECTIONS keep-alive HTTP/1.1 connections busy until the time or count is up.
 
     Plain asyncio streams rather than httpx.AsyncClient: httpx spends about ten times
@@ -348,7 +348,7 @@ async def _load(url: str, method: str, bodies: list[dict]) -> Figures:
     )
 
 
-def _request_bytes(method: str, host: str, port: int, path: str, body: dict | None) -> bytes:
+def _request_bytes(method: str, host: str, port: int, path: str, body: dict[str, Any] | None) -> bytes:
     head = f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
     if body is None:
         return (head + "\r\n").encode()

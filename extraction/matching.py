@@ -237,7 +237,9 @@ def read(doc: Doc) -> list[Reading]:
         if not compiled.has_roles:  # cue and flag rules: the span is all they need
             matches = ((key_id, start, end, ()) for key_id, start, end in compiled.matcher(doc))
         else:
-            matches = cast(list, compiled.matcher(doc, with_alignments=True))  # spaCy types it without alignments
+            matches = cast(
+                list[tuple[int, int, int, list[int]]], compiled.matcher(doc, with_alignments=True)
+            )  # spaCy types it without alignments
         for key_id, start, end, alignment in matches:
             pattern = compiled.patterns[doc.vocab.strings[key_id]]
             roles: dict[str, list[int]] = {}

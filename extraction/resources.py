@@ -38,7 +38,7 @@ def load(name: str) -> dict[str, Any]:
     Raises DataFileError naming the file and the entry when entities.yaml or numbers.yaml
     does not match its schema."""
     with open(DATA_DIR / f"{name}.yaml", encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+        data: dict[str, Any] = yaml.safe_load(handle)
     check = CHECKS.get(name)
     if check is not None:
         check(data, f"{name}.yaml")

@@ -69,7 +69,7 @@ class NumberSplittingTokenizer:
         self.vocab = base.vocab
 
     def __call__(self, text: str) -> Doc:
-        doc = self.base(text)
+        doc: Doc = self.base(text)
         if not any(token.text[:1].isdigit() or token.text[:1] in "~≈<>" or token.text.endswith(".") for token in doc):
             return doc
         words: list[str] = []

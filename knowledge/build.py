@@ -23,6 +23,7 @@ import tempfile
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 from pydantic import BaseModel
@@ -102,7 +103,7 @@ def read_meta(path: str | Path) -> dict[str, str]:
 def _write(path: Path, records: list[sources.Record], digest: str) -> None:
     db = sqlite_utils.Database(path, recreate=True)
     try:
-        by_kind: dict[str, list[dict]] = defaultdict(list)
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in records:
             by_kind[record.kind].append(record.data)
         for kind, rows in by_kind.items():

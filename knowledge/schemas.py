@@ -37,9 +37,6 @@ class _Open(SourceEntry):
     model_config = ConfigDict(extra="allow")
 
 
-Pair = tuple[float, float]
-
-
 class Faq(SourceEntry):
     question: str
     answer: str

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from core import embedding
 from core.settings import settings
 from knowledge import semantic, store, vectors
+from knowledge.build import resolve_db_path
 from knowledge.query import (
     MAX_INPUT_CHARS,
     answer_fit,
@@ -211,7 +212,7 @@ def embed_entries(*, db_path: str | Path | None = None) -> Path | None:
 def _db_key(db_path: str | Path | None) -> str:
     """A database's fingerprint (path, inode, modification time): a rebuilt database gets
     new indexes."""
-    path = store.resolve_db_path(db_path).resolve()
+    path = resolve_db_path(db_path).resolve()
     stat = path.stat()
     return f"{path}:{stat.st_ino}:{stat.st_mtime_ns}"
 

@@ -50,7 +50,7 @@ class Record:
 
     @property
     def id(self) -> str:
-        return self.data["id"]
+        return str(self.data["id"])
 
 
 def source_files(sources_dir: Path | str | None = None) -> list[Path]:

@@ -41,11 +41,3 @@ def connection(db_path: str | Path | None = None) -> sqlite_utils.Database:
     db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
     cache[path] = (identity, db)
     return db
-
-
-def close_all() -> None:
-    """Close this thread's connections (tests use it before deleting a database)."""
-    cache = _local.__dict__.get("dbs", {})
-    for _, db in cache.values():
-        db.close()
-    cache.clear()

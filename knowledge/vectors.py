@@ -61,12 +61,6 @@ def _normalise(vector: Vector) -> Vector:
     return {k: v / norm for k, v in vector.items()} if norm else {}
 
 
-def cosine(a: Vector, b: Vector) -> float:
-    if len(a) > len(b):
-        a, b = b, a
-    return sum(value * b.get(key, 0.0) for key, value in a.items())
-
-
 @dataclass(frozen=True)
 class EntryText:
     """What one entry is compared on: the phrasings it answers and its whole text."""

@@ -143,7 +143,7 @@ class Stop(Exception):
     """Ctrl-C or SIGTERM arrived."""
 
 
-def _raise_stop(signum: int, frame: FrameType | None) -> None:
+def _raise_stop(_signum: int, _frame: FrameType | None) -> None:
     # the first signal stops everything; more of them must not cut the stop short
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)

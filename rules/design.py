@@ -187,8 +187,9 @@ def _edge_ports(facts: dict[str, Any]) -> int:
     """Ports each fabric connects at the edge: the compute ports of every node where the
     GPUs need a compute fabric (training, or a model served across servers: one per GPU,
     one per two GPUs on a PCIe server), else the inference-traffic ports."""
-    per_node = facts["compute_ports_per_node"] if facts["needs_compute_fabric"] else INFERENCE_PORTS_PER_SERVER
-    return facts["node_count"] * per_node
+    per_node: int = facts["compute_ports_per_node"] if facts["needs_compute_fabric"] else INFERENCE_PORTS_PER_SERVER
+    nodes: int = facts["node_count"]
+    return nodes * per_node
 
 
 def _size(

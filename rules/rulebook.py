@@ -140,7 +140,7 @@ class Rule:
     stage: str
     condition: rule_engine.Rule
     symbols: tuple[str, ...]
-    memo: dict[tuple, bool] = field(default_factory=dict)
+    memo: dict[tuple[Any, ...], bool] = field(default_factory=dict)
 
     @classmethod
     def load(cls, raw: Any, stage: str, vocab: Vocabulary | None = None) -> Rule:
@@ -247,7 +247,8 @@ def _mixed_comparison(node: Any) -> str | None:
 
 def _type_name(data_type: Any) -> str:
     names = {rule_engine_type.name: ours for ours, rule_engine_type in _DATA_TYPES.items()}
-    return names.get(data_type.name, data_type.name.lower())
+    name: str = data_type.name
+    return names.get(name, name.lower())
 
 
 def _definite(data_type: Any) -> bool:
@@ -288,7 +289,7 @@ class Fired:
         return render(self.rule.warn, self.facts) if self.rule.warn else None
 
 
-class _Facts(dict):
+class _Facts(dict[str, Any]):
     def __missing__(self, key: str) -> str:
         raise KeyError(f"template names unknown fact {key!r}")
 

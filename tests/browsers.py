@@ -1,10 +1,7 @@
 """Debian's chromium for the browser tests, driven by Playwright (no browser download):
-the launch flags this machine needs, and one browser per test module."""
+the launch flags this machine needs (the `browser` fixture is in conftest.py)."""
 
 from __future__ import annotations
-
-import shutil
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,14 +16,3 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("Debian's chromium is not installed: `make browser` (apt-get install chromium)")
-    with playwright_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()

@@ -1,6 +1,12 @@
-"""Real servers for end-to-end tests, on free 127.0.0.1 ports (ops.processes)."""
+"""Real servers for end-to-end tests, on free 127.0.0.1 ports (ops.processes), and what
+the API server of the tests runs with (the `api` fixtures are in conftest.py)."""
 
-from ops.processes import (  # noqa: F401
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ops.processes import (
     RASA_BIN,
     REPO,
     VENV_BIN,
@@ -11,3 +17,49 @@ from ops.processes import (  # noqa: F401
     stop,
     wait_for,
 )
+
+__all__ = [
+    "API_KEY",
+    "RASA_BIN",
+    "REPO",
+    "VENV_BIN",
+    "Server",
+    "ServerFailed",
+    "api_env",
+    "free_port",
+    "running",
+    "stop",
+    "uvicorn_command",
+    "wait_for",
+]
+
+API_KEY = "test-key-0123456789"
+
+
+def api_env(data_dir: Path) -> dict[str, str]:
+    """Environment of a test server: its own store and knowledge base, no API key."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {
+        "FABRIC_ADVISOR_DB": str(data_dir / "advisor.db"),
+        "FABRIC_ADVISOR_KB": str(data_dir / "knowledge.db"),
+        "FABRIC_ADVISOR_API_KEY": "",
+    }
+    _build_knowledge(Path(env["FABRIC_ADVISOR_KB"]))
+    return env
+
+
+def _build_knowledge(db: Path) -> None:
+    """Build the knowledge database the server reads (the same step `make kb` runs)."""
+    if db.exists() or not (REPO / "knowledge" / "__main__.py").exists():
+        return
+    subprocess.run(
+        [str(VENV_BIN / "python"), "-m", "knowledge", "build", "--db", str(db)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def uvicorn_command(port: int) -> list[str]:
+    return [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]

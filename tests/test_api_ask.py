@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import httpx
 
-from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
-
 
 def ask(client: httpx.Client, question: str, profile: dict | None = None) -> dict:
     body = {"question": question} if profile is None else {"question": question, "profile": profile}

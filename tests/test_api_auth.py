@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.test_api_servers import API_KEY, api, keyed_api  # noqa: F401  (session server fixtures)
+from tests.servers import API_KEY
 
 CALLS = [
     ("POST", "/v1/recommendations", {"workload": "training", "gpu_count": 16}),

@@ -5,8 +5,6 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
-
 
 def test_faq_returns_entries_with_sources(client: httpx.Client) -> None:
     response = client.get("/v1/faq", params={"q": "what is PFC?"})

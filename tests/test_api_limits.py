@@ -9,8 +9,6 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
-
 LIMIT = 64 * 1024
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.servers import VENV_BIN
-from tests.test_api_servers import API_KEY, api, keyed_api  # noqa: F401  (session server fixtures)
+from tests.servers import API_KEY, VENV_BIN
 
 # Schemathesis settings. Schema-valid profiles that break a cross-field rule (10 GPUs on
 # 3 nodes) are refused with 422, which JSON Schema cannot express: for that operation a
@@ -132,6 +131,7 @@ def run_schemathesis(url: str, tmp_path: Path, headers: list[str], max_examples:
     return subprocess.run(command, capture_output=True, text=True, timeout=420, cwd=tmp_path)
 
 
+@pytest.mark.slow  # a fuzzing run: minutes, so in make test, not make check
 def test_schemathesis_finds_nothing_with_the_key_set(keyed_api, tmp_path: Path) -> None:
     """All checks (server errors, status codes, content types, response schemas and
     headers, negative data rejected, auth not ignored) against the server that wants a key."""
@@ -140,6 +140,7 @@ def test_schemathesis_finds_nothing_with_the_key_set(keyed_api, tmp_path: Path) 
     assert "Traceback" not in keyed_api.log(), keyed_api.log()[-4000:]
 
 
+@pytest.mark.slow
 def test_schemathesis_finds_nothing_without_a_key(api, tmp_path: Path) -> None:
     """The same against the default, open server (its docs show the key as optional)."""
     result = run_schemathesis(api.url, tmp_path, [], max_examples=30)

@@ -8,8 +8,6 @@ import xml.etree.ElementTree as ET
 import httpx
 import pytest
 
-from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
-
 PRETRAINING = {"workload": "training", "gpu_count": 128, "gpu_model": "H100", "model_params_b": 70}
 
 

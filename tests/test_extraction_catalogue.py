@@ -40,7 +40,8 @@ def test_every_system_the_extractor_names_is_in_the_catalogue_unless_marked():
         assert known == item.get("in_catalogue", True), item["id"]  # flip the flag when hardware.yaml gains it
 
 
-def test_the_count_follows_the_catalogue(monkeypatch, clear_shapes):
+@pytest.mark.usefixtures("clear_shapes")
+def test_the_count_follows_the_catalogue(monkeypatch):
     server = catalogue.server_named("DGX H100")
     monkeypatch.setattr(
         systems.catalogue, "server_named", lambda name: server.model_copy(update={"gpus": 4, "nvlink_domain_gpus": 4})

@@ -34,6 +34,7 @@ def test_build_then_skip_when_nothing_changed(tmp_path, source_copy):
     assert not second.rebuilt and second.entries == first.entries
 
 
+@pytest.mark.slow  # the search after the rebuild embeds every entry again
 def test_rebuilt_when_a_source_changed(tmp_path, source_copy):
     db = tmp_path / "kb.db"
     knowledge.build(db, sources_dir=source_copy)

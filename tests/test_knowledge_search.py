@@ -192,6 +192,7 @@ def test_unknown_subject_lists_valid_names(db):
     assert "faq" in str(raised.value) and "hardware" in str(raised.value)
 
 
+@pytest.mark.slow  # 160 searches from 8 threads
 def test_reads_are_safe_across_threads(db):
     errors: list[BaseException] = []
 

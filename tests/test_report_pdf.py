@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.browsers import browser, playwright_api  # noqa: F401  (module fixture)
+from tests.browsers import playwright_api
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
 
 pytestmark = [pytest.mark.browser]

@@ -17,7 +17,6 @@ from rules.engine import recommend
 from rules.models import ProfileDraft, Technology, TopologyKind, WorkloadProfile
 from rules.servers import resolve
 from tests.servers import VENV_BIN
-from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
 
 
 def design(**fields):

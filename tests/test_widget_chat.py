@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from bot import launch
-from tests.browsers import browser, playwright_api  # noqa: F401  (module fixture)
+from tests.browsers import playwright_api
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
 
 pytestmark = [pytest.mark.browser, pytest.mark.rasa]

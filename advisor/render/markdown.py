@@ -191,13 +191,6 @@ def design_line(rec: Recommendation, topic: str) -> str:
     )
 
 
-def design_answer(rec: Recommendation, topics: list[str]) -> str:
-    """The figures a follow-up question asks for ("how many switches is that?"), taken
-    from the recommendation shown, so the answer is about this design, not in general."""
-    wanted = [design_line(rec, topic) for topic in topics if topic in DESIGN_LINES]
-    return "\n".join([f"For the design I recommended ({rec.fabric.name}, {workload_line(rec)}):", *wanted])
-
-
 def top_reasons(rec: Recommendation, count: int) -> list[Reason]:
     """The reasons a summary has room for: first the rules that overrode another rule's
     decision (a network budget that turned InfiniBand into RoCEv2), then the others in

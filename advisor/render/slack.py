@@ -14,6 +14,7 @@ elements per context block, at most 50 blocks per message.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from advisor.render.bom import category_lines, sibling_url
 from advisor.render.markdown import (
@@ -121,7 +122,9 @@ def _clip(text: str, limit: int) -> str:
 # ------------------------------------------------------------------------- blocks
 
 
-def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> list[dict]:
+def recommendation_blocks(
+    rec: Recommendation, diagram_url: str | None = None, reasons: int = 4
+) -> list[dict[str, Any]]:
     """A recommendation as a Slack Block Kit message.
 
     A header names the fabric, fields give the figures (fabric, topology, ports per
@@ -154,7 +157,7 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
         )
     if perf.plan:
         fields.append(("Parallelism plan", plan_line(perf)))
-    blocks: list[dict] = [
+    blocks: list[dict[str, Any]] = [
         _header(f"Recommendation: {f.name}, {TOPOLOGY_NAMES[str(t.kind)]}"),
         _context(f"For {escape(workload_line(rec))}."),
         {
@@ -183,7 +186,7 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
     return blocks
 
 
-def _configuration_blocks(configuration: FabricConfiguration) -> list[dict]:
+def _configuration_blocks(configuration: FabricConfiguration) -> list[dict[str, Any]]:
     """The fabric's settings (one section, clipped to Slack's limit) and the validation targets."""
     settings = "\n".join(f"• *{escape(s.setting)}:* {escape(s.value)}" for s in configuration.settings)
     blocks = [
@@ -196,7 +199,7 @@ def _configuration_blocks(configuration: FabricConfiguration) -> list[dict]:
     return blocks
 
 
-def _reason_blocks(number: int, reason: Reason) -> list[dict]:
+def _reason_blocks(number: int, reason: Reason) -> list[dict[str, Any]]:
     """A reason: its statement, then its source and rule in small print (context)."""
     return [
         _section(f"{number}. {markdown_to_mrkdwn(reason.statement)}"),
@@ -208,17 +211,17 @@ def _url(url: str) -> str:
     return url.replace("<", "%3C").replace(">", "%3E").replace("|", "%7C")
 
 
-def _mrkdwn(text: str) -> dict:
+def _mrkdwn(text: str) -> dict[str, Any]:
     return {"type": "mrkdwn", "text": text}
 
 
-def _header(text: str) -> dict:
+def _header(text: str) -> dict[str, Any]:
     return {"type": "header", "text": {"type": "plain_text", "text": _clip(text, HEADER_MAX), "emoji": False}}
 
 
-def _section(text: str) -> dict:
+def _section(text: str) -> dict[str, Any]:
     return {"type": "section", "text": _mrkdwn(_clip(text, TEXT_MAX))}
 
 
-def _context(*texts: str) -> dict:
+def _context(*texts: str) -> dict[str, Any]:
     return {"type": "context", "elements": [_mrkdwn(_clip(t, TEXT_MAX)) for t in texts[:10]]}

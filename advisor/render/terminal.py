@@ -61,7 +61,7 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
     for i, r in enumerate(rec.explanation, 1):
         reasons.add_row(str(i), r.rule_id, r.statement, r.source)
 
-    parts: list = [summary, ports, reasons]
+    parts: list[RenderableType] = [summary, ports, reasons]
     configuration = rec.fabric_configuration
     if configuration:
         settings = Table(title=f"Fabric configuration ({configuration.switch_family})", title_justify="left")

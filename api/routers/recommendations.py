@@ -71,7 +71,7 @@ class HTMLReportResponse(Response):
     media_type = "text/html; charset=utf-8"
 
 
-def _non_json(media_type: str, description: str) -> dict:
+def _non_json(media_type: str, description: str) -> dict[int | str, Any]:
     """The responses of an endpoint whose success is not JSON, its errors JSON."""
     return {
         200: {"content": {media_type: {"schema": {"type": "string"}}}, "description": description},

@@ -21,7 +21,8 @@ BUTTON_SLOTS = frozenset(slot for slot, question in labels().questions.items() i
 
 @cache
 def _replies() -> dict[str, Any]:
-    return yaml.safe_load(REPLIES_FILE.read_text())
+    replies: dict[str, Any] = yaml.safe_load(REPLIES_FILE.read_text())
+    return replies
 
 
 def text(key: str, **values: Any) -> str:

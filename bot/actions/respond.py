@@ -33,8 +33,6 @@ from rules.models import ProfileDraft, Recommendation
 #: a knowledge hit below this relevance does not answer a message Rasa could not place
 #: (fallback, out of scope): "what's the weather?" must not get the closest entry
 CONFIDENT_ANSWER = 0.45
-#: intents of a message that asks rather than tells
-ASKING_INTENTS = frozenset({"ask_knowledge", "ask_recommendation", "explain", "compare", "what_if"})
 
 
 def names_a_topology(text: str) -> bool:

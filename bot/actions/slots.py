@@ -64,7 +64,7 @@ def expected_count(tracker: Tracker) -> str | None:
     """The count a bare number in this message answers: the one the sizing form asked
     for (or, while the form runs without a size, the GPU count), else, once a
     recommendation was shown, its GPU count."""
-    requested = tracker.get_slot("requested_slot")
+    requested: str | None = tracker.get_slot("requested_slot")
     if tracker.active_loop_name == "sizing_form":
         if requested in profile.SIZE_SLOTS:
             return requested

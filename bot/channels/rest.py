@@ -50,7 +50,7 @@ class RestChannel(RestInput):
                 _unavailable.set(describe(error))
                 raise
 
-        webhook = super().blueprint(handle)
+        webhook: Blueprint = super().blueprint(handle)
 
         @webhook.middleware("request")
         async def reset(request: Request) -> None:

@@ -269,7 +269,7 @@ class SlackConnector(SlackInput):
         return SlackOutput(self.slack_token, channel or self.slack_channel, thread_id, self.proxy, self.api_url)
 
     def blueprint(self, on_new_message: Callable[[UserMessage], Awaitable[Any]]) -> Blueprint:
-        webhook = super().blueprint(on_new_message)
+        webhook: Blueprint = super().blueprint(on_new_message)
 
         @webhook.middleware("request")
         async def guard(request: Request) -> HTTPResponse | None:

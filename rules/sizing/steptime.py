@@ -48,7 +48,8 @@ def compute_ms(active_params_b: float, tokens_per_step: int, gpus: int, dense_tf
 
 def hidden_size(active_params_b: float) -> float:
     """Model width d from the active parameters: N = 12 d^3 / 128."""
-    return (ASPECT_RATIO * active_params_b * 1e9 / 12) ** (1 / 3)
+    width: float = (ASPECT_RATIO * active_params_b * 1e9 / 12) ** (1 / 3)
+    return width
 
 
 def moe_alltoall_bytes(active_params_b: float, tokens_per_step: int, gpus: int) -> float:
