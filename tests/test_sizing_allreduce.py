@@ -116,7 +116,20 @@ def test_a_stated_plan_is_kept_and_one_past_the_cluster_is_refused():
 
 def test_tensor_parallelism_stays_inside_the_nvlink_domain():
     pcie = plan_parallelism(70, gpus=512, gpu_memory_gb=48, nvlink_domain_gpus=1, local_gpus=8)
-    assert pcie.tp == 1 and pcie.pp > 1 and pcie.dp_ranks_per_domain == 8
+    assert pcie.tp == 1 and pcie.pp > 1
+    # a replica of TP x PP GPUs spans many 8-GPU servers: one rank of each DP group per server
+    assert pcie.dp_ranks_per_domain == 1
+
+
+def test_the_ranks_that_share_a_domain_are_the_whole_replicas_it_holds():
+    small = plan_parallelism(70, gpus=1152, gpu_memory_gb=186, nvlink_domain_gpus=72)
+    assert (small.tp, small.pp) == (8, 2) and small.dp_ranks_per_domain == 72 // 16
+    large = plan_parallelism(405, gpus=576, gpu_memory_gb=186, nvlink_domain_gpus=72)
+    assert (large.tp, large.pp, large.dp) == (8, 8, 9) and large.dp_ranks_per_domain == 1
+    assert any("takes most of a scale-up domain" in line for line in large.arithmetic)
+    spanning = plan_parallelism(405, gpus=1024, gpu_memory_gb=180, nvlink_domain_gpus=8)
+    assert spanning.dp_ranks_per_domain == 1
+    assert any("spans more than one scale-up domain" in line for line in spanning.arithmetic)
 
 
 @pytest.mark.parametrize("params_b", [70, 405])
@@ -125,6 +138,58 @@ def test_gb200_racks_reduce_no_slower_than_the_same_gpus_in_8_gpu_servers(params
     servers = recommend(profile(gpu_count=1152, gpus_per_node=8, gpu_model="B200", model_params_b=params_b))
     assert rack.performance.plan and rack.performance.plan.nvlink_domain_gpus == 72
     assert rack.performance.allreduce_ms <= servers.performance.allreduce_ms
+
+
+# ------------------------------------------------------ rack-scale (NVL72) all-reduce
+
+PER_400G_NIC_GBYTES = 48  # nccl-tests issues #290 / #267: 46-49 GB/s busbw per NDR 400G NIC
+
+
+def per_nic_bound_ms(params_b: float, tp: int, pp: int, dp: int, nic_gbytes: float) -> float:
+    """Ring all-reduce of each GPU's gradient over its own NIC: 2(n-1)/n x S / B."""
+    gradient = 2 * params_b * 1e9 / (tp * pp)
+    return 2 * (dp - 1) / dp * gradient / (nic_gbytes * 1e9) * 1e3
+
+
+def test_gb200_576_gpus_405b_reduces_at_the_per_nic_bound_not_over_nvlink():
+    rec = recommend(profile(gpu_count=576, gpu_model="GB200", model_params_b=405))
+    plan = rec.performance.plan
+    assert plan and plan.dp_ranks_per_domain == 1
+    bound = per_nic_bound_ms(405, plan.tp, plan.pp, plan.dp, PER_400G_NIC_GBYTES)
+    assert rec.performance.allreduce_ms == pytest.approx(bound, rel=0.20)
+    b200 = recommend(profile(gpu_count=1024, gpu_model="B200", model_params_b=405))
+    assert rec.performance.allreduce_ms >= 0.9 * b200.performance.allreduce_ms
+
+
+def test_two_gb200_racks_reduce_a_large_replica_over_the_network():
+    rec = recommend(profile(gpu_count=144, gpu_model="GB200", model_params_b=405))
+    plan = rec.performance.plan
+    assert plan and plan.dp == 2
+    bound = per_nic_bound_ms(405, plan.tp, plan.pp, plan.dp, PER_400G_NIC_GBYTES)
+    assert rec.performance.allreduce_ms == pytest.approx(bound, rel=0.20)
+
+
+@pytest.mark.parametrize("gpu_model", ["GB200", "GB300"])
+def test_roce_and_ethernet_differ_from_infiniband_on_nvl72_as_on_8_gpu_servers(gpu_model):
+    rack = recommend(profile(gpu_count=576, gpu_model=gpu_model, model_params_b=405))
+    alternatives = {str(a.technology): a for a in rack.alternatives}
+    ib_ms = rack.performance.allreduce_ms
+    assert alternatives["rocev2"].allreduce_ms > ib_ms and alternatives["ethernet"].allreduce_ms > ib_ms
+    assert alternatives["ethernet"].relative_training_throughput < 1.0
+    servers = recommend(profile(gpu_count=1024, gpu_model="B200", model_params_b=405))
+    server_alts = {str(a.technology): a for a in servers.alternatives}
+    # the same ratio of RoCE to InfiniBand all-reduce time as on 8-GPU servers (same NIC speed)
+    if gpu_model == "GB200":
+        rack_ratio = alternatives["rocev2"].allreduce_ms / ib_ms
+        server_ratio = server_alts["rocev2"].allreduce_ms / servers.performance.allreduce_ms
+        assert rack_ratio == pytest.approx(server_ratio, rel=0.05)
+
+
+def test_gb300_with_800g_nics_reduces_faster_than_gb200():
+    gb200 = recommend(profile(gpu_count=576, gpu_model="GB200", model_params_b=405))
+    gb300 = recommend(profile(gpu_count=576, gpu_model="GB300", model_params_b=405))
+    assert gb300.fabric.link_gbps == 800 and gb200.fabric.link_gbps == 400
+    assert gb300.performance.allreduce_ms < 0.7 * gb200.performance.allreduce_ms
 
 
 def test_roce_at_200g_is_10_to_20_percent_below_hdr_not_half():

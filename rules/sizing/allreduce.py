@@ -15,11 +15,16 @@ B_eff = local_busbw inside one domain, min(local_busbw, ranks_per_domain x nic_b
 across domains. Latency: 2(L-1) local steps (L ranks per domain) + 2(N-1) network steps
 (N domains).
 
-A data-parallel group whose model is split by tensor parallelism over a whole server has
-one rank per server (L = 1): its all-reduce runs at one NIC's bandwidth. The same GPUs in
-an NVL72 rack have 9 ranks per domain (72 / TP 8), so the rack's NVLink carries 8/9 of the
-reduction and the network stage runs at 9 NICs' bandwidth: a rack never reduces slower
-than 8-GPU servers.
+Which ranks share a domain follows from how replicas are placed. Llama 3 orders its
+parallelism [TP, CP, PP, DP] ("The Llama 3 Herd of Models", arXiv 2407.21783, section
+3.3.2), DP outermost: one model replica (TP x PP GPUs) occupies consecutive GPUs, so a
+domain holds domain_gpus // (TP x PP) whole replicas (rules.sizing.parallelism). A replica
+larger than the domain (Llama 3 405B at TP 8 x PP 8 = 64 GPUs on a 72-GPU NVL72 rack, or
+on 8-GPU servers) has one rank of each data-parallel group per domain (L = 1): its
+all-reduce runs at one NIC's bandwidth (~47 GB/s per 400G NIC, nccl-tests issues #290 and
+#267), rack or no rack. A replica smaller than the domain (70B at TP 8 x PP 2 = 16 GPUs)
+puts 4 ranks of its group in one NVL72 rack but only 1 in an 8-GPU server, so a rack never
+reduces slower than 8-GPU servers.
 
 In-network reduction (SHARP on InfiniBand Quantum-2 and Quantum-X800): the switches sum
 the data, so each byte crosses a rank's NIC once each way instead of 2(n-1)/n times; the

@@ -81,7 +81,11 @@ def plan_parallelism(
     dp = gpus // model_gpus
     per_gpu = state_gb / model_gpus
     gradient_gb = params_b * GRADIENT_BYTES_PER_PARAM / model_gpus
-    ranks_per_domain = max(1, min(dp, (local_gpus or nvlink_domain_gpus) // chosen_tp))
+    # Replicas sit contiguously (Llama 3's order [TP, CP, PP, DP], DP outermost): a domain
+    # holds domain // (TP x PP) whole replicas, and a replica that spans domains has one
+    # rank of each data-parallel group per domain, which reduces over its own NIC.
+    local = local_gpus or nvlink_domain_gpus
+    ranks_per_domain = max(1, min(dp, local // model_gpus))
     fits = per_gpu <= budget
     arithmetic = [
         f"Model state: {params_b:g}B parameters x {STATE_BYTES_PER_PARAM} bytes ({PRECISION}) = {_gb(state_gb)} GB.",
@@ -98,6 +102,19 @@ def plan_parallelism(
         arithmetic.append(
             f"TP {chosen_tp} spans more than one NVLink domain of {nvlink_domain_gpus}: its per-layer all-reduces "
             "cross the network, which this estimate does not count."
+        )
+    if dp > 1 and ranks_per_domain == 1:
+        where = "spans more than one" if model_gpus > local else "takes most of a"
+        arithmetic.append(
+            f"One replica (TP {chosen_tp} x PP {chosen_pp} = {model_gpus} GPUs) {where} scale-up domain of {local} "
+            "GPUs, placed contiguously (Llama 3's order: TP, PP, then DP): each data-parallel group has one rank "
+            "per domain, so the gradient all-reduce crosses the network at each GPU's own NIC bandwidth."
+        )
+    elif dp > 1:
+        arithmetic.append(
+            f"{ranks_per_domain} replicas of {model_gpus} GPUs fit one scale-up domain of {local} GPUs: "
+            f"{ranks_per_domain} ranks of each data-parallel group reduce over the local link first, "
+            "and the domain's NICs carry the rest together."
         )
     idle = gpus - dp * model_gpus
     if idle:
