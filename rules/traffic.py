@@ -2,8 +2,10 @@
 
 The engine builds one `Traffic` per recommendation (the parallelism plan, the message
 each GPU reduces, the step's compute) and asks `on_fabric` for every candidate fabric, so
-the alternatives are compared on the same job. Facts come from the catalogue (links,
-servers, GPUs); the arithmetic lives in rules.sizing (parallelism, allreduce, steptime).
+the alternatives are compared on the same job. The hardware comes from the platform
+record the engine resolved once (rules/platform.py: GPU memory and throughput, the
+scale-up link and domain, the collective library); fabric links from the catalogue; the
+arithmetic lives in rules.sizing (parallelism, allreduce, steptime).
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from knowledge import catalogue, performance
+from knowledge import catalogue
 from rules.models import ParallelismPlan, StepEstimate, Technology, WorkloadProfile
+from rules.platform import ASSUMED_GPU, Platform, platform_for
 from rules.sizing import allreduce, parallelism, steptime
 
 DEFAULT_PARAMS_B = 7.0
-ASSUMED_GPU = "H100"  # the advisor's default server when the GPU is not named
 IN_NETWORK_REDUCTION = {"infiniband_ndr", "infiniband_xdr"}  # SHARPv3 (Quantum-2), SHARPv4 (Quantum-X800)
 
 
@@ -39,35 +41,37 @@ class Traffic:
     assumptions: tuple[str, ...]
 
 
-def scale_up_domain(profile: WorkloadProfile) -> tuple[int, int]:
-    """(GPUs in one NVLink domain, GPUs that reduce together before the network).
+def scale_up_domain(profile: WorkloadProfile, platform: Platform | None = None) -> tuple[int, int]:
+    """(GPUs tensor parallelism may span, GPUs that reduce together before the network).
 
     An NVL72 rack's NVLink domain spans its 72 GPUs whatever a "node" is; an 8-GPU server's
-    is its 8 GPUs; a PCIe server has no NVLink (domain 1) but reduces its GPUs over PCIe."""
+    is its 8 GPUs (NVLink or AMD Infinity Fabric); a PCIe server has no such link (1) but
+    reduces its GPUs over PCIe before the network."""
+    platform = platform or platform_for(profile.gpu_model)
     gpus, per_node = profile.gpu_count or 1, profile.gpus_per_node or 8
-    server = catalogue.server_for(profile.gpu_model)
-    if server is None:
+    if platform.assumed:
         domain = per_node
-    elif server.nvlink_domain_gpus > server.gpus:
-        domain = server.nvlink_domain_gpus
+    elif platform.rack_scale:
+        domain = platform.scale_up.gpus
     else:
-        domain = min(server.nvlink_domain_gpus, per_node)
+        domain = min(platform.tp_domain_gpus, per_node)
     domain = max(1, min(domain, gpus))
     return domain, max(1, min(gpus, max(domain, per_node)))
 
 
-def traffic_for(profile: WorkloadProfile) -> Traffic:
-    """The job's plan, message and compute for a training profile."""
+def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> Traffic:
+    """The job's plan, message and compute for a training profile on its platform (the
+    record the engine resolved once; looked up from the GPU model when not given)."""
+    platform = platform or platform_for(profile.gpu_model)
     gpus = profile.gpu_count or 1
-    gpu = performance.gpu(profile.gpu_model) or performance.gpu(ASSUMED_GPU)
-    assert gpu is not None  # the catalogue carries the assumed GPU
-    local_busbw, local_latency, local_name = local_link(profile.gpu_model)
-    domain, local_gpus = scale_up_domain(profile)
+    link = platform.scale_up
+    local_busbw, local_latency, local_name = link.busbw_gbytes, link.latency_us, link.name
+    domain, local_gpus = scale_up_domain(profile, platform)
     params = profile.model_params_b or DEFAULT_PARAMS_B
     notes: list[str] = []
     if profile.model_params_b is None:
         notes.append(f"Model size not given: estimated for a {DEFAULT_PARAMS_B:g}B-parameter model.")
-    if performance.gpu(profile.gpu_model) is None:
+    if platform.assumed:
         notes.append(f"GPU {profile.gpu_model or 'not given'}: memory and throughput of an {ASSUMED_GPU} assumed.")
     if profile.message_gb is not None:
         plan = None
@@ -79,7 +83,7 @@ def traffic_for(profile: WorkloadProfile) -> Traffic:
         )
     else:
         plan = parallelism.plan_parallelism(
-            params, gpus, gpu.memory_gb, domain, tp=profile.tp, pp=profile.pp, local_gpus=local_gpus
+            params, gpus, platform.gpu_memory_gb, domain, tp=profile.tp, pp=profile.pp, local_gpus=local_gpus
         )
         message = parallelism.gradient_bytes(params, plan.tp, plan.pp)
         ranks, per_domain = plan.dp, plan.dp_ranks_per_domain
@@ -87,11 +91,12 @@ def traffic_for(profile: WorkloadProfile) -> Traffic:
     tokens = profile.tokens_per_step or steptime.default_tokens_per_step(dp)
     moe = bool(profile.moe)
     active = profile.active_params_b or (params * steptime.MOE_ACTIVE_SHARE if moe else params)
-    compute = steptime.compute_ms(active, tokens, gpus, gpu.bf16_dense_tflops)
+    tflops = platform.bf16_dense_tflops
+    compute = steptime.compute_ms(active, tokens, gpus, tflops)
     notes.append(
         f"Step compute: {steptime.FLOPS_PER_PARAM_TOKEN} x {active:g}B active parameters x {tokens:,} tokens "
-        f"on {gpus:,} GPUs at {steptime.MFU:.0%} of {gpu.bf16_dense_tflops:g} dense BF16 TFLOPS "
-        f"= {compute / 1e3:,.2f} s ({gpu.source})."
+        f"on {gpus:,} GPUs at {steptime.MFU:.0%} of {tflops:g} dense BF16 TFLOPS "
+        f"= {compute / 1e3:,.2f} s ({platform.gpu_source})."
     )
     if not profile.tokens_per_step:
         notes.append(
@@ -124,13 +129,6 @@ def traffic_for(profile: WorkloadProfile) -> Traffic:
         gpus=gpus,
         assumptions=tuple(notes),
     )
-
-
-@functools.lru_cache(maxsize=256)
-def local_link(gpu_model: str | None) -> tuple[float, float, str]:
-    """(busbw GB/s, latency µs, short name) of the link inside a server or NVLink domain."""
-    link = catalogue.nvlink(gpu_model)
-    return link.achievable_busbw_gbytes, link.latency_us_model, link.title.split(" (")[0]
 
 
 @functools.lru_cache(maxsize=256)
