@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from knowledge import catalogue
+from knowledge import catalogue, performance
 from rules.models import ParallelismPlan, StepEstimate, Technology, WorkloadProfile
 from rules.platform import ASSUMED_GPU, Platform, platform_for
 from rules.sizing import allreduce, parallelism, steptime
 
 DEFAULT_PARAMS_B = 7.0
+DEFAULT_EXPERTS = 8  # an unnamed mixture of experts: Mixtral 8x7B's 8 experts (arXiv 2401.04088)
 IN_NETWORK_REDUCTION = {"infiniband_ndr", "infiniband_xdr"}  # SHARPv3 (Quantum-2), SHARPv4 (Quantum-X800)
 
 
@@ -37,6 +38,7 @@ class Traffic:
     microbatches: int
     tokens_per_step: int
     moe_bytes_per_gpu: float
+    alltoall_local: bool  # the expert all-to-all stays on the scale-up link (EP fits one domain)
     gpus: int
     assumptions: tuple[str, ...]
 
@@ -69,6 +71,17 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
     domain, local_gpus = scale_up_domain(profile, platform)
     params = profile.model_params_b or DEFAULT_PARAMS_B
     notes: list[str] = []
+    shape = performance.model_shape(profile.model_params_b, profile.moe)
+    moe = bool(profile.moe) if profile.moe is not None else bool(shape and shape.moe)
+    if shape and shape.moe:
+        experts, per_token = shape.experts, shape.experts_per_token
+    else:  # an unnamed MoE: Mixtral's 8 experts, top-2
+        experts, per_token = (DEFAULT_EXPERTS, steptime.MOE_TOP_K) if moe else (0, 0)
+    active = profile.active_params_b or (
+        shape.active_params_b if shape and moe else params * steptime.MOE_ACTIVE_SHARE if moe else params
+    )
+    if shape:
+        notes.append(f"Model shape: {shape.model} ({shape.source}), matched by its size of {shape.params_b:g}B.")
     if profile.model_params_b is None:
         notes.append(f"Model size not given: estimated for a {DEFAULT_PARAMS_B:g}B-parameter model.")
     if platform.assumed:
@@ -83,14 +96,23 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
         )
     else:
         plan = parallelism.plan_parallelism(
-            params, gpus, platform.gpu_memory_gb, domain, tp=profile.tp, pp=profile.pp, local_gpus=local_gpus
+            params,
+            gpus,
+            platform.gpu_memory_gb,
+            domain,
+            tp=profile.tp,
+            pp=profile.pp,
+            local_gpus=local_gpus,
+            layers=shape.layers if shape else None,
+            model=shape.model if shape else "",
+            experts=experts,
+            experts_per_token=per_token,
+            active_params_b=active,
         )
-        message = parallelism.gradient_bytes(params, plan.tp, plan.pp)
+        message = round(plan.gradient_gb_per_gpu * 1e9)
         ranks, per_domain = plan.dp, plan.dp_ranks_per_domain
     dp = plan.dp if plan else gpus
     tokens = profile.tokens_per_step or steptime.default_tokens_per_step(dp)
-    moe = bool(profile.moe)
-    active = profile.active_params_b or (params * steptime.MOE_ACTIVE_SHARE if moe else params)
     tflops = platform.bf16_dense_tflops
     compute = steptime.compute_ms(active, tokens, gpus, tflops)
     notes.append(
@@ -103,11 +125,26 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
             f"Tokens per step not given: {tokens:,} (4M, Llama 2/3 pretraining, and at least one "
             f"{steptime.SEQUENCE_TOKENS:,}-token sequence per replica)."
         )
-    moe_bytes = steptime.moe_alltoall_bytes(active, tokens, gpus) if moe else 0.0
+    moe_bytes = 0.0
+    alltoall_local = False
     if moe:
+        layers = shape.layers if shape else None
+        hidden = shape.hidden_size if shape else None
+        moe_bytes = steptime.moe_alltoall_bytes(active, tokens, gpus, layers, hidden, per_token or steptime.MOE_TOP_K)
+        # Megatron-Core orders ranks TP, EP, DP, PP: one expert-parallel group is TP x EP
+        # consecutive GPUs, so its all-to-all stays on the scale-up link when they fit one domain
+        ep = plan.ep if plan else 1
+        group = (plan.tp if plan else 1) * ep
+        alltoall_local = group <= local_gpus
+        where = (
+            f"inside the {local_name} domain (TP x EP = {group} GPUs fit its {local_gpus})"
+            if alltoall_local
+            else f"over the NICs and the fabric's bisection (TP x EP = {group} GPUs span more than one "
+            f"{local_name} domain of {local_gpus})"
+        )
         notes.append(
-            f"Mixture of experts ({active:g}B active of {params:g}B): top-{steptime.MOE_TOP_K} all-to-all of "
-            f"{moe_bytes / 1e9:,.2f} GB per GPU per step over the fabric's bisection, not overlapped."
+            f"Mixture of experts ({active:g}B active of {params:g}B, EP {ep}): top-{per_token or steptime.MOE_TOP_K} "
+            f"all-to-all of {moe_bytes / 1e9:,.2f} GB per GPU per step {where}, not overlapped."
         )
     notes.append(
         "Exposed communication: the gradient all-reduce hides behind the backward pass of the last "
@@ -126,6 +163,7 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
         microbatches=steptime.microbatches(tokens, dp),
         tokens_per_step=tokens,
         moe_bytes_per_gpu=moe_bytes,
+        alltoall_local=alltoall_local,
         gpus=gpus,
         assumptions=tuple(notes),
     )
@@ -169,11 +207,16 @@ def on_fabric(
         in_network_reduction=str(technology) in IN_NETWORK_REDUCTION,
     )
     alltoall = 0.0
-    if traffic.moe_bytes_per_gpu and endpoints and link_gbps:
+    if traffic.moe_bytes_per_gpu and traffic.alltoall_local:
+        # the experts of one group share the scale-up domain: the link inside it carries the all-to-all
+        alltoall = traffic.moe_bytes_per_gpu / (traffic.local_busbw * 1e9) * 1e3
+    elif traffic.moe_bytes_per_gpu and endpoints and link_gbps:
         # each GPU's share of the bisection (1 when non-blocking), at its NIC's achievable bandwidth
         per_gpu_gbytes = min(1.0, 2 * bisection_gbps / (endpoints * link_gbps)) * nic_busbw
         alltoall = traffic.moe_bytes_per_gpu / (per_gpu_gbytes * 1e9) * 1e3
     bound = f"the {traffic.local_name}" if estimate.bottleneck == "nvlink" else "the network"
+    if alltoall > estimate.ms:  # the expert all-to-all is most of what the step waits for
+        bound = f"the {traffic.local_name} (expert all-to-all)" if traffic.alltoall_local else "the network"
     step = steptime_step(traffic, estimate.ms, alltoall, bound)
     notes = [*estimate.assumptions, f"Bandwidths: {source}"]
     return estimate.model_copy(update={"assumptions": notes}), step

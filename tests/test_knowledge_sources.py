@@ -50,6 +50,7 @@ def test_subjects_are_the_source_files(records):
         "gpus",
         "hardware",
         "links",
+        "models",
         "nccl_results",
         "ports",
         "practice",

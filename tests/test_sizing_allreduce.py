@@ -9,7 +9,7 @@ from knowledge import performance
 from rules.engine import recommend
 from rules.models import WorkloadProfile
 from rules.sizing import allreduce_estimate, default_message_bytes
-from rules.sizing.parallelism import plan_parallelism
+from rules.sizing.parallelism import estimated_layers, plan_parallelism
 from rules.traffic import on_fabric, traffic_for
 
 H100 = dict(ranks_per_domain=8, local_busbw_gbytes=480, nic_busbw_gbytes=47, local_latency_us=3, network_latency_us=5)
@@ -250,3 +250,54 @@ def test_a_model_too_large_for_the_cluster_is_flagged():
     assert any("does not fit" in w for w in rec.warnings)
     fits = recommend(profile(gpu_count=16_384, gpu_model="H100", model_params_b=405))
     assert not any("does not fit" in w for w in fits.warnings)
+
+
+# ------------------------------------------------------ plans from the model's shape
+
+
+def test_a_named_moe_model_gets_expert_parallelism_from_its_published_shape():
+    rec = recommend(profile(gpu_count=2048, gpu_model="H100", model_params_b=671))  # DeepSeek-V3's size
+    plan = rec.performance.plan
+    assert plan and plan.model == "DeepSeek-V3" and plan.layers == 61 and not plan.layers_estimated
+    assert plan.ep > 1 and 256 % plan.ep == 0 and plan.ep <= plan.dp
+    assert plan.pp <= plan.layers and plan.fits
+    step = rec.performance.step
+    assert step and step.alltoall_ms > 0
+    assert any("DeepSeek-V3 Technical Report" in a for a in rec.performance.assumptions)
+
+
+def test_the_expert_all_to_all_runs_on_the_link_it_crosses():
+    rack = traffic_for(profile(gpu_count=576, gpu_model="GB200", model_params_b=671))
+    servers = traffic_for(profile(gpu_count=2048, gpu_model="H100", model_params_b=671))
+    assert rack.plan and rack.plan.tp * rack.plan.ep <= 72 and rack.alltoall_local  # inside the NVL72 rack
+    assert servers.plan and servers.plan.tp * servers.plan.ep > 8 and not servers.alltoall_local
+    # on the rack every fabric sees the same all-to-all (NVLink carries it); across servers the NIC matters
+    ib_rack = on_fabric(rack, "infiniband_ndr", 400, 576 * 400 / 2, 576)[1]
+    eth_rack = on_fabric(rack, "ethernet", 400, 576 * 400 / 2, 576)[1]
+    assert ib_rack.alltoall_ms == pytest.approx(eth_rack.alltoall_ms)
+    ib = on_fabric(servers, "infiniband_ndr", 400, 2048 * 400 / 2, 2048)[1]
+    eth = on_fabric(servers, "ethernet", 400, 2048 * 400 / 2, 2048)[1]
+    assert eth.alltoall_ms > ib.alltoall_ms
+
+
+def test_a_step_waiting_on_the_all_to_all_is_not_called_compute_bound():
+    for gpu_model, gpus in (("GB200", 576), ("H100", 2048)):
+        step = recommend(profile(gpu_count=gpus, gpu_model=gpu_model, model_params_b=671)).performance.step
+        assert step and step.exposed_share >= 0.05
+        assert step.bound_by != "GPU compute"
+
+
+def test_a_dense_1_8t_model_on_100k_gpus_never_has_more_stages_than_layers():
+    job = traffic_for(profile(gpu_count=100_000, gpu_model="H100", model_params_b=1800))
+    plan = job.plan
+    assert plan and plan.layers_estimated and plan.layers and plan.pp <= plan.layers // 2
+    assert plan.fits and plan.tp * plan.pp * plan.dp + plan.idle_gpus == 100_000
+    assert plan.idle_gpus <= 0.01 * 100_000
+    assert any("estimated from the size" in line for line in plan.arithmetic)
+    if plan.sharded_optimizer:
+        assert any("ZeRO stage 1" in line for line in plan.arithmetic)
+
+
+def test_the_depth_estimate_is_within_15_percent_of_published_depths():
+    for params_b, published in ((8, 32), (70, 80), (175, 96), (405, 126)):
+        assert estimated_layers(params_b) == pytest.approx(published, rel=0.15)
