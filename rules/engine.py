@@ -345,20 +345,24 @@ def _validation_targets(primary: Candidate, profile: WorkloadProfile, platform: 
     whole = sizing.allreduce_estimate(
         VALIDATION_MESSAGE_BYTES, gpus, per_domain, local_busbw, nic_busbw, local_latency, latency
     )
+    bench = f"{platform.collective_tests} all_reduce_perf"  # rccl-tests on AMD
     one = min(per_domain, gpus)
     perftest = "ib_write_bw" + (" -x 3 (RoCEv2 GID)" if primary.technology == "rocev2" else "")
     return [
         FabricSetting(
             area="validation",
-            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on {one} GPUs of one server",
+            setting=f"{bench} -b 8G -e 8G on {one} GPUs of one {'rack' if platform.rack_scale else 'server'}",
             value=f"busbw about {local_busbw:g} GB/s (the {local_name})",
-            why="Checks NVLink / PCIe inside a server before the network is blamed.",
+            why=f"Checks {scale_up.words} inside a {'rack' if platform.rack_scale else 'server'} "
+            "before the network is blamed.",
             source=scale_up.source,
         ),
         FabricSetting(
             area="validation",
-            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring)",
-            value=f"busbw about {whole.effective_busbw_gbytes:,.0f} GB/s (±20 %), {whole.bottleneck}-bound",
+            setting=f"{bench} -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring"
+            + ("; RCCL reads the NCCL_ variables)" if platform.collective_library == "RCCL" else ")"),
+            value=f"busbw about {whole.effective_busbw_gbytes:,.0f} GB/s (±20 %), "
+            f"{scale_up.words if whole.bottleneck == 'nvlink' else 'network'}-bound",
             why="The whole fabric carrying a ring at each NIC's speed; far below means a bad link, route or setting.",
             source=VALIDATION_SOURCE,
         ),

@@ -33,7 +33,8 @@ class Traffic:
     ranks_per_domain: int
     local_busbw: float
     local_latency_us: float
-    local_name: str
+    local_name: str  # the scale-up link as the platform record names it: "NVLink 4", "AMD Infinity Fabric", "PCIe ..."
+    collective_tests: str  # nccl-tests (NCCL) or rccl-tests (RCCL on AMD)
     compute_ms: float
     microbatches: int
     tokens_per_step: int
@@ -91,7 +92,7 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
         message = round(profile.message_gb * 1e9)
         ranks, per_domain = gpus, min(gpus, local_gpus)
         notes.append(
-            f"Stated message of {profile.message_gb:g} GB per GPU over all {gpus:,} GPUs (as nccl-tests runs it); "
+            f"Stated message of {profile.message_gb:g} GB per GPU over all {gpus:,} GPUs (as {platform.collective_tests} runs it); "
             "the parallelism plan is bypassed."
         )
     else:
@@ -103,6 +104,7 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
             tp=profile.tp,
             pp=profile.pp,
             local_gpus=local_gpus,
+            scale_up_words=platform.scale_up.words,
             layers=shape.layers if shape else None,
             model=shape.model if shape else "",
             experts=experts,
@@ -148,8 +150,8 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
         )
     notes.append(
         "Exposed communication: the gradient all-reduce hides behind the backward pass of the last "
-        "micro-batch (one sequence per replica); PP point-to-point and TP traffic inside the NVLink domain "
-        "are not counted."
+        "micro-batch (one sequence per replica); PP point-to-point and TP traffic inside the "
+        f"{platform.scale_up.words} domain are not counted."
     )
     return Traffic(
         plan=plan,
@@ -159,6 +161,7 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
         local_busbw=local_busbw,
         local_latency_us=local_latency,
         local_name=local_name,
+        collective_tests=platform.collective_tests,
         compute_ms=compute,
         microbatches=steptime.microbatches(tokens, dp),
         tokens_per_step=tokens,
@@ -205,6 +208,8 @@ def on_fabric(
         local_latency_us=traffic.local_latency_us,
         network_latency_us=latency,
         in_network_reduction=str(technology) in IN_NETWORK_REDUCTION,
+        collective_tests=traffic.collective_tests,
+        local_name=traffic.local_name,
     )
     alltoall = 0.0
     if traffic.moe_bytes_per_gpu and traffic.alltoall_local:

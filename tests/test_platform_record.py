@@ -114,3 +114,27 @@ def test_the_stages_read_the_platform_record_instead_of_looking_the_server_up():
     files = [p for p in RULES.rglob("*.py") if p.name not in _RECORD_BUILDERS]
     found = [hit for path in files for hit in _lookups(path)]
     assert not found, found
+
+
+def _traffic_words(rec) -> str:
+    """What the traffic model says about a design, without its citations ("Bandwidths: ...")."""
+    lines = [a for a in rec.performance.assumptions if not a.startswith("Bandwidths:")]
+    if rec.fabric_configuration:
+        lines += [f"{s.setting} {s.value} {s.why}" for s in rec.fabric_configuration.validation]
+    return " ".join(lines)
+
+
+@pytest.mark.parametrize("gpu_model", catalogue.gpu_models())
+@pytest.mark.parametrize("gpus", [8, 64, 576])
+def test_the_traffic_text_names_the_platforms_own_link_and_library(gpu_model, gpus):
+    record = platform_for(gpu_model)
+    rec = recommend(WorkloadProfile(workload="training", gpu_count=gpus, gpu_model=gpu_model, model_params_b=70))
+    words = _traffic_words(rec)
+    if not record.has_nvlink:
+        assert "NVLink" not in words, words
+    if record.scale_up.kind != "pcie":
+        assert record.scale_up.words in words
+    if record.collective_library == "RCCL":
+        assert "nccl-tests" not in words
+        if rec.fabric_configuration:
+            assert "rccl-tests all_reduce_perf" in words

@@ -98,6 +98,7 @@ def plan_parallelism(
     experts: int = 0,
     experts_per_token: int = 0,
     active_params_b: float | None = None,
+    scale_up_words: str = "NVLink",
 ) -> ParallelismPlan:
     """The plan for a model of `params_b` billion parameters on `gpus` GPUs.
 
@@ -110,7 +111,8 @@ def plan_parallelism(
     on every replica, the optimizer state is sharded over the data-parallel ranks (ZeRO
     stage 1, Megatron-LM's distributed optimizer) before adding stages. `tp` and `pp`
     override the defaults (a stated plan is kept even when it does not fit memory; `fits`
-    says so). Raises ValueError when tp x pp exceeds the GPUs.
+    says so). `scale_up_words` names the link TP runs over ("NVLink", "AMD Infinity
+    Fabric"; "PCIe" where TP stays at 1). Raises ValueError when tp x pp exceeds the GPUs.
     """
     if params_b <= 0 or gpus < 1 or gpu_memory_gb <= 0 or nvlink_domain_gpus < 1:
         raise ValueError("params_b, gpus, gpu_memory_gb and nvlink_domain_gpus: must be positive")
@@ -191,6 +193,12 @@ def plan_parallelism(
     ranks_per_domain = max(1, min(dp, local // model_gpus))
     fits = per_gpu <= budget
     named = f"{model}: " if model else ""
+    cap_why = " (2 layers per stage)" if stage_cap == depth // MIN_LAYERS_PER_STAGE else " (the GPUs)"
+    tp_words = (
+        f"inside the {scale_up_words} domain, up to 8"
+        if scale_up_words != "PCIe"
+        else "PCIe only: per-layer all-reduces over it would stall every layer"
+    )
     depth_words = (
         f"{depth} layers (estimated from the size: d_model = {ASPECT_RATIO} x layers, 12 x layers x d_model^2 "
         "parameters; no published shape matched)"
@@ -208,8 +216,8 @@ def plan_parallelism(
         f"Model state: {params_b:g}B parameters x {STATE_BYTES_PER_PARAM} bytes ({PRECISION}) = {_gb(state_gb)} GB.",
         f"Budget per GPU: {MEMORY_SHARE_FOR_STATE:.0%} of {gpu_memory_gb:g} GB = {_gb(budget)} GB "
         "(the rest for activations and buffers).",
-        f"TP {chosen_tp} ({'stated' if tp else 'inside the NVLink domain, up to 8'}) x "
-        f"PP {chosen_pp} ({'stated' if pp else f'as memory needs, at most {stage_cap} (2 layers per stage)'})"
+        f"TP {chosen_tp} ({'stated' if tp else tp_words}) x "
+        f"PP {chosen_pp} ({'stated' if pp else f'as memory needs, at most {stage_cap}{cap_why}'})"
         + (f" x EP {ep} (experts spread over {ep} data-parallel ranks)" if ep > 1 else "")
         + f": {_gb(per_gpu)} GB per GPU"
         + ("." if fits else f", over the {_gb(budget)} GB budget: the plan does not fit these GPUs."),
@@ -231,7 +239,8 @@ def plan_parallelism(
     arithmetic.extend(notes)
     if chosen_tp > nvlink_domain_gpus:
         arithmetic.append(
-            f"TP {chosen_tp} spans more than one NVLink domain of {nvlink_domain_gpus}: its per-layer all-reduces "
+            f"TP {chosen_tp} spans more than one {scale_up_words} domain of {nvlink_domain_gpus}: its per-layer "
+            "all-reduces "
             "cross the network, which this estimate does not count."
         )
     if dp > 1 and ranks_per_domain == 1:
