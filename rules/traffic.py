@@ -139,10 +139,10 @@ def traffic_for(profile: WorkloadProfile, platform: Platform | None = None) -> T
         group = (plan.tp if plan else 1) * ep
         alltoall_local = group <= local_gpus
         where = (
-            f"inside the {local_name} domain (TP x EP = {group} GPUs fit its {local_gpus})"
+            f"inside the {platform.scale_up.words} domain (TP x EP = {group} GPUs fit its {local_gpus})"
             if alltoall_local
             else f"over the NICs and the fabric's bisection (TP x EP = {group} GPUs span more than one "
-            f"{local_name} domain of {local_gpus})"
+            f"{platform.scale_up.words} domain of {local_gpus})"
         )
         notes.append(
             f"Mixture of experts ({active:g}B active of {params:g}B, EP {ep}): top-{per_token or steptime.MOE_TOP_K} "
