@@ -32,6 +32,27 @@ class Gpu(BaseModel):
     source: str
 
 
+class ModelShape(BaseModel):
+    """A published model's shape (knowledge/sources/models.yaml)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+    model: str
+    params_b: float = Field(gt=0)
+    active_params_b: float = Field(gt=0)
+    layers: int = Field(ge=1)
+    hidden_size: int = Field(ge=1)
+    attention_heads: int = Field(ge=1)
+    experts: int = Field(ge=0)
+    experts_per_token: int = Field(ge=0)
+    source: str
+
+    @property
+    def moe(self) -> bool:
+        return self.experts > 1
+
+
 class NcclResult(BaseModel):
     """A published nccl-tests all_reduce_perf result: what was measured, and where."""
 
@@ -64,6 +85,28 @@ def gpu(gpu_model: str | None) -> Gpu | None:
 
 def gpus() -> list[Gpu]:
     return list(_gpus().values())
+
+
+@functools.cache
+def models() -> tuple[ModelShape, ...]:
+    """The published model shapes, in file order."""
+    return tuple(ModelShape.model_validate(r.data) for r in sources.load() if r.kind == "models")
+
+
+MODEL_MATCH = 0.02  # a size within 2 % of a published model's is taken to be that model
+
+
+def model_shape(params_b: float | None, moe: bool | None = None) -> ModelShape | None:
+    """The published model of this size (within 2 %), or None.
+
+    The profile carries no model name, only its size: 405 is Llama 3 405B, 671 DeepSeek-V3.
+    `moe` False skips mixtures of experts, True skips dense models; None takes either."""
+    if not params_b:
+        return None
+    for shape in models():
+        if abs(params_b - shape.params_b) <= MODEL_MATCH * shape.params_b and (moe is None or moe == shape.moe):
+            return shape
+    return None
 
 
 @functools.cache

@@ -162,6 +162,19 @@ class GpuEntry(SourceEntry):
     bf16_dense_tflops: float = Field(gt=0)
 
 
+class ModelEntry(SourceEntry):
+    """A published model's shape: what the parallelism plan and the all-to-all need."""
+
+    model: str = Field(min_length=1)
+    params_b: float = Field(gt=0)
+    active_params_b: float = Field(gt=0)
+    layers: int = Field(ge=1)
+    hidden_size: int = Field(ge=1)
+    attention_heads: int = Field(ge=1)
+    experts: int = Field(ge=0)
+    experts_per_token: int = Field(ge=0)
+
+
 class NcclResultEntry(_Open):
     """A published nccl-tests result the all-reduce model is checked against."""
 
@@ -213,6 +226,7 @@ KINDS: dict[str, type[SourceEntry]] = {
     "fabric_settings": FabricSettingEntry,
     "pfc_headroom": HeadroomEntry,
     "gpus": GpuEntry,
+    "models": ModelEntry,
     "nccl_results": NcclResultEntry,
     "price_book": PriceEntry,
     "bom_assumptions": BomAssumptionsEntry,

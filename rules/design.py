@@ -27,6 +27,7 @@ from rules.models import (
     TopologyKind,
     WorkloadProfile,
 )
+from rules.platform import Platform, platform_for
 from rules.pricing import INFERENCE_PORTS_PER_SERVER
 from rules.rulebook import Fired, decisions, evaluate
 
@@ -94,10 +95,16 @@ def fabric_name(technology: Technology, gbps: int, facts: dict[str, Any] | None 
 
 
 def design(
-    family: str, facts: dict[str, Any], profile: WorkloadProfile, job: traffic.Traffic | None = None
+    family: str,
+    facts: dict[str, Any],
+    profile: WorkloadProfile,
+    job: traffic.Traffic | None = None,
+    platform: Platform | None = None,
 ) -> Candidate:
     """Design and size one candidate fabric family for the profile; `job` is the training
-    traffic every candidate is timed on (None for inference: no all-reduce)."""
+    traffic every candidate is timed on (None for inference: no all-reduce); `platform` the
+    record the engine resolved once (looked up from the GPU model when not given)."""
+    platform = platform or platform_for(profile.gpu_model)
     facts = {**facts, "fabric": family}
     link_fired = evaluate("link", facts)
     technology, requested = technology_for(family, decisions(link_fired))
@@ -117,14 +124,14 @@ def design(
         topology, switch, _ = _size(kind, technology, link_gbps, facts, profile)
         if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
             _rack_units(topology, facts)
-        nic = catalogue.server_for(profile.gpu_model)
+        nic = None if platform.assumed else platform.compute_nic
         fabric = Fabric(
             technology=technology,
             name=fabric_name(technology, link_gbps),
             link_gbps=link_gbps,
             switch_model=switch.name,
             switch_radix=topology.radix,
-            nic_model=nic.compute_nic if nic and facts["needs_compute_fabric"] else None,
+            nic_model=nic if facts["needs_compute_fabric"] else None,
             latency_us=option.latency_us,
         )
         switch_model = switch.model
@@ -301,8 +308,7 @@ def _rail_fabric(
 def _manager_slot(gpu_model: str | None) -> bool:
     """Whether the server's SuperPOD reference keeps a node slot for UFM (H100 class; also
     the assumption when no GPU is named)."""
-    server = catalogue.server_for(gpu_model)
-    return server.fabric_manager_slot if server else True
+    return platform_for(gpu_model).fabric_manager_slot  # the cached record, True when assumed
 
 
 @cache

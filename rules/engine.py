@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from knowledge import catalogue, fabric_settings
+from knowledge import fabric_settings
 from rules import pricing, sizing, traffic
 from rules.design import Candidate, design, fabric_ports
 from rules.facts import derive, pct, usd, usd_range
@@ -26,6 +26,7 @@ from rules.models import (
     RoceSetting,
     WorkloadProfile,
 )
+from rules.platform import Platform, platform_for
 from rules.rulebook import Fired, decisions, evaluate
 from rules.servers import resolve
 
@@ -44,10 +45,11 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     GPUs per node from the named server, and a check that they fit it (pydantic's
     ValidationError when they do not)."""
     profile = resolve(profile)
-    facts = derive(profile)
-    job = traffic.traffic_for(profile) if facts["training"] else None
+    platform = platform_for(profile.gpu_model)  # resolved once; every stage reads this record
+    facts = derive(profile, platform)
+    job = traffic.traffic_for(profile, platform) if facts["training"] else None
     families = NETWORK_FAMILIES if facts["multi_node"] else ("nvlink_only",)
-    candidates = {family: design(family, facts, profile, job) for family in families}
+    candidates = {family: design(family, facts, profile, job, platform) for family in families}
     throughput = _relative_throughput(candidates)
     facts.update(_traffic_facts(candidates, throughput, job))
 
@@ -60,7 +62,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     primary = candidates[final]
     facts.update(_share_facts(primary, profile))
 
-    configuration = _fabric_configuration(primary, profile)
+    configuration = _fabric_configuration(primary, profile, platform)
     advice_fired = evaluate("advice", facts)
     advice = decisions(advice_fired)
     fired = fabric_fired + primary.fired + budget_fired + advice_fired
@@ -290,7 +292,9 @@ VALIDATION_SOURCE = (
 )
 
 
-def _fabric_configuration(primary: Candidate, profile: WorkloadProfile) -> FabricConfiguration | None:
+def _fabric_configuration(
+    primary: Candidate, profile: WorkloadProfile, platform: Platform
+) -> FabricConfiguration | None:
     """The settings the chosen fabric needs, with values, and what to expect when it is tested."""
     if primary.technology == "nvlink_only":
         return None
@@ -299,7 +303,7 @@ def _fabric_configuration(primary: Candidate, profile: WorkloadProfile) -> Fabri
         fabric=kind,
         switch_family=primary.fabric.switch_model or "any",
         settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps)),
-        validation=_validation_targets(primary, profile),
+        validation=_validation_targets(primary, profile, platform),
     )
 
 
@@ -329,30 +333,36 @@ def _headroom_setting(link_gbps: int) -> FabricSetting:
     )
 
 
-def _validation_targets(primary: Candidate, profile: WorkloadProfile) -> list[FabricSetting]:
-    """nccl-tests and perftest figures the customer can check once the fabric is cabled."""
+def _validation_targets(primary: Candidate, profile: WorkloadProfile, platform: Platform) -> list[FabricSetting]:
+    """nccl-tests (rccl-tests on AMD) and perftest figures the customer can check once the
+    fabric is cabled."""
     link = primary.fabric.link_gbps
     nic_busbw, latency, _ = traffic.nic_link(primary.technology, link)
-    local_busbw, local_latency, local_name = traffic.local_link(profile.gpu_model)
+    scale_up = platform.scale_up
+    local_busbw, local_latency, local_name = scale_up.busbw_gbytes, scale_up.latency_us, scale_up.name
     gpus = profile.gpu_count or 1
-    per_domain = traffic.scale_up_domain(profile)[1]
+    per_domain = traffic.scale_up_domain(profile, platform)[1]
     whole = sizing.allreduce_estimate(
         VALIDATION_MESSAGE_BYTES, gpus, per_domain, local_busbw, nic_busbw, local_latency, latency
     )
+    bench = f"{platform.collective_tests} all_reduce_perf"  # rccl-tests on AMD
     one = min(per_domain, gpus)
     perftest = "ib_write_bw" + (" -x 3 (RoCEv2 GID)" if primary.technology == "rocev2" else "")
     return [
         FabricSetting(
             area="validation",
-            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on {one} GPUs of one server",
+            setting=f"{bench} -b 8G -e 8G on {one} GPUs of one {'rack' if platform.rack_scale else 'server'}",
             value=f"busbw about {local_busbw:g} GB/s (the {local_name})",
-            why="Checks NVLink / PCIe inside a server before the network is blamed.",
-            source=catalogue.nvlink(profile.gpu_model).source,
+            why=f"Checks {scale_up.words} inside a {'rack' if platform.rack_scale else 'server'} "
+            "before the network is blamed.",
+            source=scale_up.source,
         ),
         FabricSetting(
             area="validation",
-            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring)",
-            value=f"busbw about {whole.effective_busbw_gbytes:,.0f} GB/s (±20 %), {whole.bottleneck}-bound",
+            setting=f"{bench} -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring"
+            + ("; RCCL reads the NCCL_ variables)" if platform.collective_library == "RCCL" else ")"),
+            value=f"busbw about {whole.effective_busbw_gbytes:,.0f} GB/s (±20 %), "
+            f"{scale_up.words if whole.bottleneck == 'nvlink' else 'network'}-bound",
             why="The whole fabric carrying a ring at each NIC's speed; far below means a bad link, route or setting.",
             source=VALIDATION_SOURCE,
         ),

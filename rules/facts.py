@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from knowledge import catalogue
 from rules.formatting import pct, usd, usd_range
 from rules.models import WorkloadProfile
+from rules.platform import Platform, platform_for
 
 __all__ = ["derive", "pct", "usd", "usd_range"]  # the formatters, for rule facts
 
@@ -19,7 +19,6 @@ FRONTIER_PARAMS_B = 100  # seed guide: "frontier model training (100B+ parameter
 LARGEST_BUILD_GPUS = 16_384  # Fabric Advisor threshold: past a 64-SU SuperPOD's 16,384 GPUs
 LARGEST_BUILD_PARAMS_B = 1_000  # Fabric Advisor threshold: trillion-parameter models
 ASSUMED_NIC_GBPS = 400  # ConnectX-7, the common H100-class NIC, when the GPU is not named
-ASSUMED_GPU_MEMORY_GB = 80  # H100 SXM, the assumed server's GPU when the GPU is not named
 # Bytes per parameter: bf16 weights for serving; for training with Adam in mixed precision,
 # bf16 weights and gradients plus fp32 master weights, momentum and variance = 16 bytes
 # (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter
@@ -30,10 +29,13 @@ TRAINING_BYTES_PER_PARAM = 16
 PREFERRED_IB = {"infiniband_hdr": ("HDR", 200), "infiniband_ndr": ("NDR", 400), "infiniband_xdr": ("XDR", 800)}
 
 
-def derive(profile: WorkloadProfile) -> dict[str, Any]:
-    """The facts of a complete profile, before any rule has decided anything."""
-    server = catalogue.server_for(profile.gpu_model)
-    nic_max = catalogue.max_nic_gbps(profile.gpu_model) or ASSUMED_NIC_GBPS
+def derive(profile: WorkloadProfile, platform: Platform | None = None) -> dict[str, Any]:
+    """The facts of a complete profile on its platform (resolved once by the engine with
+    `rules.platform.platform_for` and passed here; looked up when not given), before any
+    rule has decided anything."""
+    platform = platform or platform_for(profile.gpu_model)
+    known = not platform.assumed
+    nic_max = platform.max_nic_gbps or ASSUMED_NIC_GBPS
     training = profile.workload in ("training", "mixed")
     params = profile.model_params_b or 0.0
     reasons = [
@@ -49,7 +51,7 @@ def derive(profile: WorkloadProfile) -> dict[str, Any]:
         f", at {preferred_gbps} Gb/s although the NICs carry {nic_max} Gb/s" if 0 < preferred_gbps < nic_max else ""
     )
     return {
-        **_server_facts(profile, server, training),
+        **_server_facts(profile, platform, training),
         "preferred_ib_name": preferred_name,
         "preferred_ib_gbps": preferred_gbps,
         "preferred_ib_slower": slower,
@@ -73,36 +75,44 @@ def derive(profile: WorkloadProfile) -> dict[str, Any]:
         "existing_ethernet": bool(profile.existing_ethernet),
         "cost_reason": " and ".join(reasons) or "cost is a concern",
         "prefer": str(profile.prefer) if profile.prefer else "",
-        "server": server.model if server else f"{profile.gpu_model or 'assumed H100-class'} server",
-        "eight_gpu_baseboard": bool(server and server.form == "sxm" and server.gpus == 8)
+        "server": platform.server if known else f"{profile.gpu_model or 'assumed H100-class'} server",
+        "eight_gpu_baseboard": known
+        and platform.form == "sxm"
+        and platform.gpus_per_host == 8
         and profile.gpus_per_node == 8,
         "nic_max_gbps": nic_max,
         "weights_phrase": f"a {params:g}B-parameter model's weights" if params else "model weights",
     }
 
 
-def _server_facts(profile: WorkloadProfile, server: catalogue.Server | None, training: bool) -> dict[str, Any]:
+def _server_facts(profile: WorkloadProfile, platform: Platform, training: bool) -> dict[str, Any]:
     """What the server and its NVLink domain bring: whether there is NVLink at all, how
     many compute ports a node feeds, the NVLink domain a fabric joins (an NVL72 rack is one
-    domain, so one rack needs no compute fabric), and whether the model fits one domain."""
+    domain, so one rack needs no compute fabric), and whether the model fits one domain.
+    Memory per GPU comes from the platform record (its one home: the GPU facts)."""
     gpn = profile.gpus_per_node or 1
     nodes = profile.node_count or 1
-    rack_scale = bool(server and server.rack_scale)
-    has_nvlink = server.has_nvlink if server else True
-    if rack_scale and server:
-        domain_gpus = server.nvlink_domain_gpus
+    known = not platform.assumed
+    rack_scale = known and platform.rack_scale
+    # a scale-up link joins the GPUs (NVLink, or AMD Infinity Fabric), not only PCIe; the
+    # statements name which from the platform record's words
+    has_nvlink = platform.scale_up.kind != "pcie" and platform.scale_up.gpus > 1
+    compute_ports = platform.network("compute").ports
+    if rack_scale:
+        domain_gpus = platform.scale_up.gpus
         domains = math.ceil(profile.gpu_count / domain_gpus) if profile.gpu_count else nodes
         ports = gpn  # one NIC per GPU on every compute tray
-        unit = f"{server.model} rack (one NVLink domain of {domain_gpus} GPUs)"
+        unit = f"{platform.server} rack (one NVLink domain of {domain_gpus} GPUs)"
     else:
         domain_gpus, domains = gpn, nodes
-        if server and server.form == "pcie" and server.compute_ports:
+        if known and platform.form == "pcie" and compute_ports:
             # what a PCIe server can feed: its east-west NICs, one per two GPUs (2-8-5)
-            ports = math.ceil(gpn * server.compute_ports / server.gpus)
+            ports = math.ceil(gpn * compute_ports / platform.gpus_per_host)
         else:
             ports = gpn
         unit = "server"
-    memory = server.gpu_memory_gb if server and server.gpu_memory_gb else ASSUMED_GPU_MEMORY_GB
+    memory = platform.gpu_memory_gb
+    memory = int(memory) if memory.is_integer() else memory  # "640 GB", not "640.0 GB", in statements
     domain_memory = memory * min(domain_gpus, profile.gpu_count or domain_gpus)
     params = profile.model_params_b or 0.0
     weights_gb = params * SERVING_BYTES_PER_PARAM
@@ -113,7 +123,7 @@ def _server_facts(profile: WorkloadProfile, server: catalogue.Server | None, tra
         "multi_node": multi_node,
         "rack_scale": rack_scale,
         "has_nvlink": has_nvlink,
-        "gpu_known": server is not None or not profile.gpu_model,
+        "gpu_known": known or not profile.gpu_model,
         "nvlink_unit": unit,
         "nvlink_domain_gpus": domain_gpus,
         "nvlink_domains": domains,

@@ -82,11 +82,15 @@ class Platform(BaseModel):
     rack_scale: bool = Field(description="An NVL72-style rack whose NVLink domain spans several hosts.")
     gpu_memory_gb: float = Field(gt=0, description="Memory per GPU (from the GPU facts, its one home).")
     bf16_dense_tflops: float = Field(gt=0, description="Peak dense BF16 TFLOPS per GPU.")
+    gpu_source: str = Field(default="", description="Where the memory and TFLOPS come from (the GPU's datasheet).")
     scale_up: ScaleUp
     collective_library: Literal["NCCL", "RCCL"]
     compute_nic: str | None = Field(description="The compute (east-west) NIC, or None on systems without one.")
     compute_connector: str = ""
     networks: tuple[NetworkPorts, ...] = Field(description="Ports per host for each network role.")
+    fabric_manager_slot: bool = Field(
+        default=False, description="The SuperPOD reference keeps one node slot per SU for UFM (H100 class)."
+    )
     sources: tuple[str, ...] = Field(description="The documents the record comes from.")
 
     @property
@@ -97,6 +101,19 @@ class Platform(BaseModel):
     def collective_tests(self) -> str:
         """The benchmark suite of the collective library: nccl-tests or rccl-tests."""
         return "rccl-tests" if self.collective_library == "RCCL" else "nccl-tests"
+
+    @property
+    def tp_domain_gpus(self) -> int:
+        """GPUs tensor parallelism may span: the NVLink or Infinity Fabric domain; 1 on PCIe,
+        where per-layer all-reduces would crawl over the host bus."""
+        return 1 if self.scale_up.kind == "pcie" else self.scale_up.gpus
+
+    @property
+    def max_nic_gbps(self) -> int:
+        """The fastest link a host's NIC carries toward a GPU fabric: its compute NIC, or on
+        PCIe inference servers without one, the inference ports (A100 -> 200, L4 -> 100)."""
+        compute = self.network("compute")
+        return compute.gbps if compute.ports else self.network("inference").gbps
 
     def network(self, role: NetworkRole) -> NetworkPorts:
         return next(n for n in self.networks if n.role == role)
@@ -132,6 +149,7 @@ def platform_for(gpu_model: str | None) -> Platform:
         rack_scale=server.rack_scale,
         gpu_memory_gb=gpu.memory_gb,
         bf16_dense_tflops=gpu.bf16_dense_tflops,
+        gpu_source=gpu.source,
         scale_up=ScaleUp(
             kind=kind,
             name=link.title.split(" (")[0],
@@ -150,5 +168,6 @@ def platform_for(gpu_model: str | None) -> Platform:
             NetworkPorts(role="out_of_band", ports=server.oob_ports, gbps=server.oob_gbps),
             NetworkPorts(role="inference", ports=server.inference_ports, gbps=server.inference_gbps),
         ),
+        fabric_manager_slot=server.fabric_manager_slot or assumed,
         sources=tuple(dict.fromkeys((server.source, gpu.source, link.source))),
     )

@@ -50,6 +50,7 @@ def test_subjects_are_the_source_files(records):
         "gpus",
         "hardware",
         "links",
+        "models",
         "nccl_results",
         "ports",
         "practice",
@@ -149,7 +150,8 @@ def test_every_faq_with_its_numbers(by_id):
     assert ports["dgx_h100_compute_ports"] == 8
     assert ports["dgx_h100_compute_gbps"] == 400
     assert (ports["dgx_h100_management_ports"], ports["dgx_h100_management_gbps"]) == (2, 10)
-    assert (ports["dgx_h100_storage_ports"], ports["dgx_h100_storage_gbps"]) == (2, 100)
+    assert (ports["dgx_h100_storage_ports"], ports["dgx_h100_storage_gbps"]) == (2, 400)  # NVIDIA's, as hardware.yaml
+    assert ports["dgx_h100_storage_gbps_per_guide"] == 100  # the seed guide's generic figure
     assert ports["inference_traffic_gbps"] == [100, 400]
     assert (ports["inference_management_ports"], ports["inference_management_gbps"]) == (1, 10)
     for faq in ("faq-do-i-need-infiniband", "faq-infiniband-vs-ethernet-cost", "faq-ports-per-server"):

@@ -9,7 +9,7 @@ from knowledge import performance
 from rules.engine import recommend
 from rules.models import WorkloadProfile
 from rules.sizing import allreduce_estimate, default_message_bytes
-from rules.sizing.parallelism import plan_parallelism
+from rules.sizing.parallelism import estimated_layers, plan_parallelism
 from rules.traffic import on_fabric, traffic_for
 
 H100 = dict(ranks_per_domain=8, local_busbw_gbytes=480, nic_busbw_gbytes=47, local_latency_us=3, network_latency_us=5)
@@ -116,7 +116,20 @@ def test_a_stated_plan_is_kept_and_one_past_the_cluster_is_refused():
 
 def test_tensor_parallelism_stays_inside_the_nvlink_domain():
     pcie = plan_parallelism(70, gpus=512, gpu_memory_gb=48, nvlink_domain_gpus=1, local_gpus=8)
-    assert pcie.tp == 1 and pcie.pp > 1 and pcie.dp_ranks_per_domain == 8
+    assert pcie.tp == 1 and pcie.pp > 1
+    # a replica of TP x PP GPUs spans many 8-GPU servers: one rank of each DP group per server
+    assert pcie.dp_ranks_per_domain == 1
+
+
+def test_the_ranks_that_share_a_domain_are_the_whole_replicas_it_holds():
+    small = plan_parallelism(70, gpus=1152, gpu_memory_gb=186, nvlink_domain_gpus=72)
+    assert (small.tp, small.pp) == (8, 2) and small.dp_ranks_per_domain == 72 // 16
+    large = plan_parallelism(405, gpus=576, gpu_memory_gb=186, nvlink_domain_gpus=72)
+    assert (large.tp, large.pp, large.dp) == (8, 8, 9) and large.dp_ranks_per_domain == 1
+    assert any("takes most of a scale-up domain" in line for line in large.arithmetic)
+    spanning = plan_parallelism(405, gpus=1024, gpu_memory_gb=180, nvlink_domain_gpus=8)
+    assert spanning.dp_ranks_per_domain == 1
+    assert any("spans more than one scale-up domain" in line for line in spanning.arithmetic)
 
 
 @pytest.mark.parametrize("params_b", [70, 405])
@@ -125,6 +138,58 @@ def test_gb200_racks_reduce_no_slower_than_the_same_gpus_in_8_gpu_servers(params
     servers = recommend(profile(gpu_count=1152, gpus_per_node=8, gpu_model="B200", model_params_b=params_b))
     assert rack.performance.plan and rack.performance.plan.nvlink_domain_gpus == 72
     assert rack.performance.allreduce_ms <= servers.performance.allreduce_ms
+
+
+# ------------------------------------------------------ rack-scale (NVL72) all-reduce
+
+PER_400G_NIC_GBYTES = 48  # nccl-tests issues #290 / #267: 46-49 GB/s busbw per NDR 400G NIC
+
+
+def per_nic_bound_ms(params_b: float, tp: int, pp: int, dp: int, nic_gbytes: float) -> float:
+    """Ring all-reduce of each GPU's gradient over its own NIC: 2(n-1)/n x S / B."""
+    gradient = 2 * params_b * 1e9 / (tp * pp)
+    return 2 * (dp - 1) / dp * gradient / (nic_gbytes * 1e9) * 1e3
+
+
+def test_gb200_576_gpus_405b_reduces_at_the_per_nic_bound_not_over_nvlink():
+    rec = recommend(profile(gpu_count=576, gpu_model="GB200", model_params_b=405))
+    plan = rec.performance.plan
+    assert plan and plan.dp_ranks_per_domain == 1
+    bound = per_nic_bound_ms(405, plan.tp, plan.pp, plan.dp, PER_400G_NIC_GBYTES)
+    assert rec.performance.allreduce_ms == pytest.approx(bound, rel=0.20)
+    b200 = recommend(profile(gpu_count=1024, gpu_model="B200", model_params_b=405))
+    assert rec.performance.allreduce_ms >= 0.9 * b200.performance.allreduce_ms
+
+
+def test_two_gb200_racks_reduce_a_large_replica_over_the_network():
+    rec = recommend(profile(gpu_count=144, gpu_model="GB200", model_params_b=405))
+    plan = rec.performance.plan
+    assert plan and plan.dp == 2
+    bound = per_nic_bound_ms(405, plan.tp, plan.pp, plan.dp, PER_400G_NIC_GBYTES)
+    assert rec.performance.allreduce_ms == pytest.approx(bound, rel=0.20)
+
+
+@pytest.mark.parametrize("gpu_model", ["GB200", "GB300"])
+def test_roce_and_ethernet_differ_from_infiniband_on_nvl72_as_on_8_gpu_servers(gpu_model):
+    rack = recommend(profile(gpu_count=576, gpu_model=gpu_model, model_params_b=405))
+    alternatives = {str(a.technology): a for a in rack.alternatives}
+    ib_ms = rack.performance.allreduce_ms
+    assert alternatives["rocev2"].allreduce_ms > ib_ms and alternatives["ethernet"].allreduce_ms > ib_ms
+    assert alternatives["ethernet"].relative_training_throughput < 1.0
+    servers = recommend(profile(gpu_count=1024, gpu_model="B200", model_params_b=405))
+    server_alts = {str(a.technology): a for a in servers.alternatives}
+    # the same ratio of RoCE to InfiniBand all-reduce time as on 8-GPU servers (same NIC speed)
+    if gpu_model == "GB200":
+        rack_ratio = alternatives["rocev2"].allreduce_ms / ib_ms
+        server_ratio = server_alts["rocev2"].allreduce_ms / servers.performance.allreduce_ms
+        assert rack_ratio == pytest.approx(server_ratio, rel=0.05)
+
+
+def test_gb300_with_800g_nics_reduces_faster_than_gb200():
+    gb200 = recommend(profile(gpu_count=576, gpu_model="GB200", model_params_b=405))
+    gb300 = recommend(profile(gpu_count=576, gpu_model="GB300", model_params_b=405))
+    assert gb300.fabric.link_gbps == 800 and gb200.fabric.link_gbps == 400
+    assert gb300.performance.allreduce_ms < 0.7 * gb200.performance.allreduce_ms
 
 
 def test_roce_at_200g_is_10_to_20_percent_below_hdr_not_half():
@@ -185,3 +250,54 @@ def test_a_model_too_large_for_the_cluster_is_flagged():
     assert any("does not fit" in w for w in rec.warnings)
     fits = recommend(profile(gpu_count=16_384, gpu_model="H100", model_params_b=405))
     assert not any("does not fit" in w for w in fits.warnings)
+
+
+# ------------------------------------------------------ plans from the model's shape
+
+
+def test_a_named_moe_model_gets_expert_parallelism_from_its_published_shape():
+    rec = recommend(profile(gpu_count=2048, gpu_model="H100", model_params_b=671))  # DeepSeek-V3's size
+    plan = rec.performance.plan
+    assert plan and plan.model == "DeepSeek-V3" and plan.layers == 61 and not plan.layers_estimated
+    assert plan.ep > 1 and 256 % plan.ep == 0 and plan.ep <= plan.dp
+    assert plan.pp <= plan.layers and plan.fits
+    step = rec.performance.step
+    assert step and step.alltoall_ms > 0
+    assert any("DeepSeek-V3 Technical Report" in a for a in rec.performance.assumptions)
+
+
+def test_the_expert_all_to_all_runs_on_the_link_it_crosses():
+    rack = traffic_for(profile(gpu_count=576, gpu_model="GB200", model_params_b=671))
+    servers = traffic_for(profile(gpu_count=2048, gpu_model="H100", model_params_b=671))
+    assert rack.plan and rack.plan.tp * rack.plan.ep <= 72 and rack.alltoall_local  # inside the NVL72 rack
+    assert servers.plan and servers.plan.tp * servers.plan.ep > 8 and not servers.alltoall_local
+    # on the rack every fabric sees the same all-to-all (NVLink carries it); across servers the NIC matters
+    ib_rack = on_fabric(rack, "infiniband_ndr", 400, 576 * 400 / 2, 576)[1]
+    eth_rack = on_fabric(rack, "ethernet", 400, 576 * 400 / 2, 576)[1]
+    assert ib_rack.alltoall_ms == pytest.approx(eth_rack.alltoall_ms)
+    ib = on_fabric(servers, "infiniband_ndr", 400, 2048 * 400 / 2, 2048)[1]
+    eth = on_fabric(servers, "ethernet", 400, 2048 * 400 / 2, 2048)[1]
+    assert eth.alltoall_ms > ib.alltoall_ms
+
+
+def test_a_step_waiting_on_the_all_to_all_is_not_called_compute_bound():
+    for gpu_model, gpus in (("GB200", 576), ("H100", 2048)):
+        step = recommend(profile(gpu_count=gpus, gpu_model=gpu_model, model_params_b=671)).performance.step
+        assert step and step.exposed_share >= 0.05
+        assert step.bound_by != "GPU compute"
+
+
+def test_a_dense_1_8t_model_on_100k_gpus_never_has_more_stages_than_layers():
+    job = traffic_for(profile(gpu_count=100_000, gpu_model="H100", model_params_b=1800))
+    plan = job.plan
+    assert plan and plan.layers_estimated and plan.layers and plan.pp <= plan.layers // 2
+    assert plan.fits and plan.tp * plan.pp * plan.dp + plan.idle_gpus == 100_000
+    assert plan.idle_gpus <= 0.01 * 100_000
+    assert any("estimated from the size" in line for line in plan.arithmetic)
+    if plan.sharded_optimizer:
+        assert any("ZeRO stage 1" in line for line in plan.arithmetic)
+
+
+def test_the_depth_estimate_is_within_15_percent_of_published_depths():
+    for params_b, published in ((8, 32), (70, 80), (175, 96), (405, 126)):
+        assert estimated_layers(params_b) == pytest.approx(published, rel=0.15)

@@ -15,11 +15,16 @@ B_eff = local_busbw inside one domain, min(local_busbw, ranks_per_domain x nic_b
 across domains. Latency: 2(L-1) local steps (L ranks per domain) + 2(N-1) network steps
 (N domains).
 
-A data-parallel group whose model is split by tensor parallelism over a whole server has
-one rank per server (L = 1): its all-reduce runs at one NIC's bandwidth. The same GPUs in
-an NVL72 rack have 9 ranks per domain (72 / TP 8), so the rack's NVLink carries 8/9 of the
-reduction and the network stage runs at 9 NICs' bandwidth: a rack never reduces slower
-than 8-GPU servers.
+Which ranks share a domain follows from how replicas are placed. Llama 3 orders its
+parallelism [TP, CP, PP, DP] ("The Llama 3 Herd of Models", arXiv 2407.21783, section
+3.3.2), DP outermost: one model replica (TP x PP GPUs) occupies consecutive GPUs, so a
+domain holds domain_gpus // (TP x PP) whole replicas (rules.sizing.parallelism). A replica
+larger than the domain (Llama 3 405B at TP 8 x PP 8 = 64 GPUs on a 72-GPU NVL72 rack, or
+on 8-GPU servers) has one rank of each data-parallel group per domain (L = 1): its
+all-reduce runs at one NIC's bandwidth (~47 GB/s per 400G NIC, nccl-tests issues #290 and
+#267), rack or no rack. A replica smaller than the domain (70B at TP 8 x PP 2 = 16 GPUs)
+puts 4 ranks of its group in one NVL72 rack but only 1 in an 8-GPU server, so a rack never
+reduces slower than 8-GPU servers.
 
 In-network reduction (SHARP on InfiniBand Quantum-2 and Quantum-X800): the switches sum
 the data, so each byte crosses a rank's NIC once each way instead of 2(n-1)/n times; the
@@ -72,13 +77,17 @@ def allreduce_estimate(
     local_latency_us: float,
     network_latency_us: float,
     in_network_reduction: bool = False,
+    collective_tests: str = "nccl-tests",
+    local_name: str = "NVLink",
 ) -> AllReduceEstimate:
     """Time of one ring all-reduce of `message_bytes` per rank over `ranks` ranks, of
     which `ranks_per_domain` share a scale-up domain (NVLink or the server's PCIe).
 
     Bandwidths are achievable bus bandwidths in GB/s (1e9 bytes/s), as nccl-tests
     reports them, not the links' nominal rates. `in_network_reduction` also estimates the
-    all-reduce with SHARP (`in_network_ms`). See the module docstring for the model.
+    all-reduce with SHARP (`in_network_ms`). `collective_tests` and `local_name` are the
+    platform's words (rccl-tests and AMD Infinity Fabric on AMD; PCIe on PCIe servers) for
+    the assumptions. See the module docstring for the model.
     """
     if message_bytes < 0:
         raise ValueError(f"message_bytes: must be >= 0, got {message_bytes}")
@@ -106,7 +115,7 @@ def allreduce_estimate(
         network_s = message_bytes / network_busbw / 1e9
         in_network_ms = (max(local_s, network_s) * 1e3) + (2 * (per_domain - 1) * local_latency_us) / 1e3
     assumptions = [
-        "Bandwidths are achievable bus bandwidths (as nccl-tests measures them), not nominal link rates.",
+        f"Bandwidths are achievable bus bandwidths (as {collective_tests} measures them), not nominal link rates.",
         "Ring all-reduce: 2(n-1)/n x message / bus bandwidth, plus 2(n-1) latency steps.",
         f"Gradients are bf16 ({BYTES_PER_GRADIENT} bytes per parameter) when the message is derived from the model.",
         "No SHARP or other in-network reduction in the main figure.",
@@ -114,13 +123,15 @@ def allreduce_estimate(
     ]
     if domains == 1:
         assumptions.append(
-            f"One scale-up domain: all {ranks} rank(s) reduce locally at {local_busbw_gbytes:g} GB/s, no network."
+            f"One scale-up domain: all {ranks} rank(s) reduce over {local_name} at {local_busbw_gbytes:g} GB/s, "
+            "no network."
         )
     else:
         assumptions.append(
-            f"Hierarchical and pipelined across {domains:,} domains: {local_busbw_gbytes:g} GB/s inside a domain, "
+            f"Hierarchical and pipelined across {domains:,} domains: {local_name} at {local_busbw_gbytes:g} GB/s "
+            "inside a domain, "
             f"{per_domain} rank(s) per domain x {nic_busbw_gbytes:g} GB/s per NIC = {network_busbw:g} GB/s across; "
-            f"the ring runs at the slower, {bottleneck} ({busbw:g} GB/s)."
+            f"the ring runs at the slower, {local_name if bottleneck == 'nvlink' else 'the network'} ({busbw:g} GB/s)."
         )
     if ranks == 1:
         assumptions.append("One data-parallel rank: nothing to reduce.")

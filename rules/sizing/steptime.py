@@ -52,13 +52,22 @@ def hidden_size(active_params_b: float) -> float:
     return width
 
 
-def moe_alltoall_bytes(active_params_b: float, tokens_per_step: int, gpus: int) -> float:
+def moe_alltoall_bytes(
+    active_params_b: float,
+    tokens_per_step: int,
+    gpus: int,
+    layers: int | None = None,
+    hidden: int | None = None,
+    top_k: int = MOE_TOP_K,
+) -> float:
     """Bytes one GPU sends in the all-to-alls of one step: each of its tokens' hidden
-    states goes to top-2 experts and back (2 x 2), forward and twice backward (x 3), in
-    every layer it holds; summed over the GPUs that is tokens x layers x that, shared by all."""
-    d = hidden_size(active_params_b)
-    layers = d / ASPECT_RATIO
-    total = tokens_per_step * layers * d * ACTIVATION_BYTES * MOE_TOP_K * 2 * 3
+    states goes to its top-k experts and back (k x 2), forward and twice backward (x 3), in
+    every layer it holds; summed over the GPUs that is tokens x layers x that, shared by all.
+    The published shape (layers, hidden size, k) when the model is named, else estimated
+    from the active parameters."""
+    d = hidden or hidden_size(active_params_b)
+    depth = layers or d / ASPECT_RATIO
+    total = tokens_per_step * depth * d * ACTIVATION_BYTES * top_k * 2 * 3
     return total / gpus
 
 
