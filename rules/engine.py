@@ -14,9 +14,10 @@ from typing import Any
 from knowledge import catalogue, fabric_settings
 from rules import pricing, sizing, traffic
 from rules.design import Candidate, design, fabric_ports
-from rules.facts import derive, pct, usd, usd_range
+from rules.facts import derive, pct, platform_facts, usd, usd_range
 from rules.models import (
     Alternative,
+    Considered,
     FabricConfiguration,
     FabricSetting,
     Performance,
@@ -26,6 +27,7 @@ from rules.models import (
     RoceSetting,
     WorkloadProfile,
 )
+from rules.platform import platform_for
 from rules.rulebook import Fired, decisions, evaluate
 from rules.servers import resolve
 
@@ -45,6 +47,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     ValidationError when they do not)."""
     profile = resolve(profile)
     facts = derive(profile)
+    facts.update(platform_facts(platform_for(profile.gpu_model), facts))
     job = traffic.traffic_for(profile) if facts["training"] else None
     families = NETWORK_FAMILIES if facts["multi_node"] else ("nvlink_only",)
     candidates = {family: design(family, facts, profile, job) for family in families}
@@ -64,6 +67,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     advice_fired = evaluate("advice", facts)
     advice = decisions(advice_fired)
     fired = fabric_fired + primary.fired + budget_fired + advice_fired
+    explanation, considered, warnings = trail(fired, {**decisions(primary.fired), **advice, "fabric": final})
 
     return Recommendation(
         profile=profile,
@@ -76,22 +80,71 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         fabric_configuration=configuration,
         alternatives=[_alternative(c, primary, throughput[f]) for f, c in candidates.items() if f != final],
         bill_of_materials=primary.bill_of_materials,
-        explanation=[
-            _reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired
-        ],
-        warnings=[item.warning for item in fired if item.warning],
+        explanation=explanation,
+        considered=considered,
+        warnings=warnings,
     )
 
 
-def _reason(item: Fired, fired: list[Fired], final: dict[str, Any]) -> Reason:
-    """A fired rule as a reason; one whose decision lost to a higher priority says so."""
-    statement, overridden_by = item.statement, None
-    for key, value in item.rule.decide.items():
-        if key in final and final[key] != value:
-            overridden_by = next(f for f in fired if f.rule.decide.get(key) == final[key]).rule.id
-            statement += f" (Not chosen: {overridden_by} takes precedence.)"
-            break
-    return Reason(rule_id=item.rule.id, statement=statement, source=item.rule.source, overridden_by=overridden_by)
+def trail(fired: list[Fired], final: dict[str, Any]) -> tuple[list[Reason], list[Considered], list[str]]:
+    """The recommendation's trail: what holds for the design, and what was weighed and not taken.
+
+    A rule whose decision lost to a higher-priority one (an HDR rule beside the NDR one that
+    won) describes a design that was not built: its statement would read as the tool's word,
+    so it is listed apart, as an option considered with why not, and its warning is dropped."""
+    explanation: list[Reason] = []
+    considered: list[Considered] = []
+    warnings: list[str] = []
+    for item in fired:
+        lost = next(((k, v) for k, v in item.rule.decide.items() if k in final and final[k] != v), None)
+        if lost is None:
+            explanation.append(Reason(rule_id=item.rule.id, statement=item.statement, source=item.rule.source))
+            if item.warning:
+                warnings.append(item.warning)
+            continue
+        key, value = lost
+        winner = next(f for f in fired if f.rule.decide.get(key) == final[key])
+        considered.append(
+            Considered(
+                rule_id=item.rule.id,
+                option=decision_words(key, value),
+                chosen=decision_words(key, final[key]),
+                chosen_by=winner.rule.id,
+                why_not=f"{winner.rule.id} takes precedence: {winner.statement}",
+                source=item.rule.source,
+            )
+        )
+    return explanation, considered, warnings
+
+
+#: What each decision means, in a customer's words (rules/facts.yaml lists the decisions).
+_DECISION_WORDS: dict[str, dict[Any, str]] = {
+    "fabric": {
+        "nvlink_only": "no compute fabric (the GPUs share one scale-up domain)",
+        "infiniband": "InfiniBand",
+        "rocev2": "RoCEv2",
+        "ethernet": "standard Ethernet",
+    },
+    "ib_generation": {
+        "hdr": "HDR InfiniBand (200 Gb/s)",
+        "ndr": "NDR InfiniBand (400 Gb/s)",
+        "xdr": "XDR InfiniBand (800 Gb/s)",
+    },
+    "topology": {
+        "single_node": "no switch fabric",
+        "fat_tree": "a fat-tree (Clos)",
+        "rail_optimized": "a rail-optimized fabric",
+        "dragonfly_plus": "Dragonfly+",
+    },
+    "roce_checklist": {True: "the RoCE configuration checklist"},
+}
+
+
+def decision_words(key: str, value: Any) -> str:
+    """A decision as a customer reads it: 'HDR InfiniBand (200 Gb/s)', '400GbE links'."""
+    if key == "ethernet_gbps":
+        return f"{value}GbE links (at most what the NICs carry)"
+    return _DECISION_WORDS.get(key, {}).get(value, f"{key.replace('_', ' ')} {value}")
 
 
 def _compute_usd(candidate: Candidate) -> tuple[float, float]:

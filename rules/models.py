@@ -576,9 +576,31 @@ class Reason(_Model):
     )
     overridden_by: str | None = Field(
         default=None,
-        description="The rule whose decision took precedence over this one's, when one did.",
-        examples=["ib-over-network-budget"],
+        description=(
+            "Always null in new recommendations (kept so stored ones still load): a rule whose decision lost "
+            "is not a reason but is listed in `considered`."
+        ),
+        examples=[None],
     )
+
+
+class Considered(_Model):
+    """A rule that fired but whose decision lost to a higher-priority rule: an option the
+    advisor weighed and did not take. Its own statement would describe a design that was
+    not built, so it is never in `explanation`; this says what it proposed and why not."""
+
+    rule_id: str = Field(description="The rule whose decision was not taken.", examples=["ib-hdr-matches-nic"])
+    option: str = Field(description="What the rule proposed, in words.", examples=["HDR InfiniBand (200 Gb/s)"])
+    chosen: str = Field(description="What was chosen instead, in words.", examples=["NDR InfiniBand (400 Gb/s)"])
+    chosen_by: str = Field(description="The rule whose decision was taken.", examples=["ib-ndr-matches-nic"])
+    why_not: str = Field(
+        description="Why the option was not taken: the winning rule's reason for this design.",
+        examples=[
+            "ib-ndr-matches-nic takes precedence: The DGX H100 NICs run at 400 Gb/s, so NDR (400 Gb/s per port, "
+            "Quantum-2) uses their full speed; an HDR fabric would halve each GPU's network bandwidth."
+        ],
+    )
+    source: str = Field(description="Where the losing rule comes from.", examples=['Seed guide: "HDR InfiniBand"'])
 
 
 class Recommendation(_Model):
@@ -598,7 +620,16 @@ class Recommendation(_Model):
         default_factory=list,
         description="Every part of the network (compute, storage, in-band and out-of-band), with its price.",
     )
-    explanation: list[Reason] = Field(description="Every fired rule, in order.")
+    explanation: list[Reason] = Field(
+        description="Every fired rule whose conclusion holds for this design, in order: statements about the design."
+    )
+    considered: list[Considered] = Field(
+        default_factory=list,
+        description=(
+            "Rules that fired but whose decision lost to a higher-priority rule: options weighed and not taken, "
+            "each with why not. Never part of `explanation`."
+        ),
+    )
     warnings: list[str] = Field(
         default_factory=list,
         description="Things the customer should check.",

@@ -199,12 +199,21 @@ def design_answer(rec: Recommendation, topics: list[str]) -> str:
 
 
 def top_reasons(rec: Recommendation, count: int) -> list[Reason]:
-    """The reasons a summary has room for: first the rules that overrode another rule's
+    """The reasons a summary has room for: first the rules that won over another rule's
     decision (a network budget that turned InfiniBand into RoCEv2), then the others in
-    the engine's order, the overridden ones last."""
-    winners = {r.overridden_by for r in rec.explanation if r.overridden_by}
-    ranked = sorted(rec.explanation, key=lambda r: (r.rule_id not in winners, r.overridden_by is not None))
+    the engine's order. Options considered and not taken are never reasons."""
+    winners = {c.chosen_by for c in rec.considered}
+    ranked = sorted(rec.explanation, key=lambda r: r.rule_id not in winners)
     return ranked[:count]
+
+
+def considered_lines(rec: Recommendation) -> list[str]:
+    """The options weighed and not taken, apart from the reasons: what each proposed and why not."""
+    if not rec.considered:
+        return []
+    lines = ["", "**Considered, not chosen:**"]
+    lines += [f"- {c.option} (`{c.rule_id}`), not chosen: {c.why_not}" for c in rec.considered]
+    return lines
 
 
 def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> str:
@@ -271,6 +280,7 @@ def why_markdown(rec: Recommendation, why_not: list[str] | None = None) -> str:
             ]
     lines += [f"**Why {rec.fabric.name} with a {TOPOLOGY_NAMES[str(rec.topology.kind)]}:**", ""]
     lines += [f"{i}. `{r.rule_id}`: {r.statement}  \n   _Source: {r.source}_" for i, r in enumerate(rec.explanation, 1)]
+    lines += considered_lines(rec)
     if rec.performance.assumptions:
         lines += ["", "**The all-reduce estimate assumes:** " + " ".join(rec.performance.assumptions)]
     return "\n".join(lines)
