@@ -218,6 +218,7 @@ KINDS: dict[str, type[SourceEntry]] = {
     "gpus": GpuEntry,
     "nccl_results": NcclResultEntry,
     "price_book": PriceEntry,
+    "server_prices": PriceEntry,  # what one GPU server or rack-scale system costs (issue 21)
     "bom_assumptions": BomAssumptionsEntry,
     "practice": SourceEntry,  # how fabrics are built and run, in customers' words (issue 14)
 }

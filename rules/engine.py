@@ -8,6 +8,7 @@ source; that list is the recommendation's explanation.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -51,17 +52,20 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     job = traffic.traffic_for(profile) if facts["training"] else None
     families = NETWORK_FAMILIES if facts["multi_node"] else ("nvlink_only",)
     candidates = {family: design(family, facts, profile, job) for family in families}
+    designed = dict(candidates)
+    if profile.existing_ethernet:
+        candidates = {family: _on_site_ethernet(c, profile) for family, c in candidates.items()}
     throughput = _relative_throughput(candidates)
     facts.update(_traffic_facts(candidates, throughput, job))
 
     fabric_fired = evaluate("fabric", facts)
     chosen = decisions(fabric_fired)["fabric"] if fabric_fired else "infiniband"
-    facts.update(_price_facts(candidates, profile), fabric=chosen)
+    facts.update(_price_facts(candidates, profile), **_server_facts(profile), fabric=chosen)
     budget_fired = evaluate("budget", facts)
     final = decisions(fabric_fired + budget_fired)["fabric"] if fabric_fired else chosen
     facts["fabric"] = final
     primary = candidates[final]
-    facts.update(_share_facts(primary, profile))
+    facts.update(_share_facts(primary, profile), **_reuse_facts(designed[final], primary, profile))
 
     configuration = _fabric_configuration(primary, profile)
     advice_fired = evaluate("advice", facts)
@@ -147,6 +151,68 @@ def decision_words(key: str, value: Any) -> str:
     return _DECISION_WORDS.get(key, {}).get(value, f"{key.replace('_', ' ')} {value}")
 
 
+REUSE_ASSUMPTION = (
+    "The storage and in-band networks run on the site's existing Ethernet: their switches and switch-to-switch "
+    "links are listed as reused at $0 (no new power or space); the servers' own links to them are bought."
+)
+
+
+def _on_site_ethernet(candidate: Candidate, profile: WorkloadProfile) -> Candidate:
+    """A candidate whose storage and in-band networks join the site's existing Ethernet."""
+    if not candidate.bill_of_materials:
+        return candidate
+    lines = pricing.reuse_site_ethernet(candidate.bill_of_materials)
+    cost = sizing.network_cost(
+        lines,
+        gpus=profile.gpu_count or 1,
+        price_book_date=candidate.cost.price_book_date,
+        assumptions=[*candidate.cost.assumptions, REUSE_ASSUMPTION],
+    )
+    return dataclasses.replace(candidate, bill_of_materials=lines, cost=pricing.with_budget(cost, profile.budget_usd))
+
+
+def _reuse_facts(designed: Candidate, primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]:
+    """What reusing the site's Ethernet took out of the chosen design, for the advice rules."""
+    reused = [line for line in primary.bill_of_materials if line.reused]
+    switches = sum(line.quantity for line in reused if line.category == "switch")
+    low = designed.cost.network_usd_low - primary.cost.network_usd_low
+    high = designed.cost.network_usd_high - primary.cost.network_usd_high
+    links = sum(p.count for p in pricing.server_ports(profile, 0, 0) if str(p.role) in ("storage", "inband_management"))
+    return {
+        "reused_switches": switches,
+        "reused_saving_fmt": usd_range(low, high),
+        "reused_links": links * (profile.node_count or 1),
+    }
+
+
+def _server_facts(profile: WorkloadProfile) -> dict[str, Any]:
+    """What the servers cost at the price book's server prices, and the network's share of
+    servers plus network, for the budget rules (a budget that cannot buy the servers, a
+    network share outside what published builds spend)."""
+    servers = pricing.servers_cost(profile)
+    if servers is None:
+        return {
+            "servers_priced": False,
+            "servers_usd_low": 0.0,
+            "servers_usd_high": 0.0,
+            "servers_fmt": "",
+            "server_price_fmt": "",
+            "server_units_fmt": "",
+            "server_price_basis": "",
+        }
+    units = f"{servers.units:,} {servers.unit_word}{'s' if servers.units != 1 else ''}"
+    kind = "estimate" if servers.estimate else "published price"
+    return {
+        "servers_priced": True,
+        "servers_usd_low": servers.usd_low,
+        "servers_usd_high": servers.usd_high,
+        "servers_fmt": usd_range(servers.usd_low, servers.usd_high),
+        "server_price_fmt": usd_range(servers.unit_usd_low, servers.unit_usd_high),
+        "server_units_fmt": units,
+        "server_price_basis": f"the price book's {kind} of {servers.date} for a {servers.server}",
+    }
+
+
 def _compute_usd(candidate: Candidate) -> tuple[float, float]:
     """The compute fabric's cost range: what differs between the candidate families."""
     part = candidate.cost.fabric("compute")
@@ -189,7 +255,14 @@ def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]
     budget = profile.budget_usd or 0.0
     low = primary.cost.network_usd_low / budget if budget else 0.0
     high = primary.cost.network_usd_high / budget if budget else 0.0
+    servers = pricing.servers_cost(profile)
+    network_mid = (primary.cost.network_usd_low + primary.cost.network_usd_high) / 2
+    cluster_mid = network_mid + ((servers.usd_low + servers.usd_high) / 2 if servers else 0.0)
+    cluster_share = network_mid / cluster_mid if cluster_mid else 0.0
     return {
+        "network_cluster_share": cluster_share,
+        "network_cluster_share_pct": pct(cluster_share),
+        "network_share_high": high,
         "network_share_low": low,
         "network_share_pct": f"{pct(low)}-{pct(high)}",
         "network_low": primary.cost.network_usd_low,

@@ -379,6 +379,11 @@ class BomLine(_Model):
         description="Shipped with the servers (their NICs): listed, not bought, priced at $0.",
         examples=[False],
     )
+    reused: bool = Field(
+        default=False,
+        description="Already on site (the customer's existing Ethernet): listed, not bought, priced at $0.",
+        examples=[False],
+    )
     watts: float | None = Field(default=None, description="Power per unit (W), where it applies.", examples=[15])
     rack_units: float | None = Field(default=None, description="Rack units per unit, for switches.", examples=[1])
     price_date: str = Field(description="When the price was published (YYYY-MM).", examples=["2024-05"])

@@ -95,6 +95,7 @@ def _contradictions(rec: Recommendation) -> list[str]:
     switches = {rec.topology.total_switches, rec.topology.leaf_switches, rec.topology.spine_switches}
     switches |= {line.quantity for line in rec.bill_of_materials if line.category == "switch"}
     switches.add(sum(line.quantity for line in rec.bill_of_materials if line.category == "switch"))
+    switches.add(sum(line.quantity for line in rec.bill_of_materials if line.category == "switch" and line.reused))
     speeds = {rec.fabric.link_gbps, platform.network("compute").gbps} | {p.gbps for p in rec.ports_per_server}
     for reason in rec.explanation:
         text = reason.statement
