@@ -145,10 +145,11 @@ class FabricSettingEntry(SourceEntry):
 
     fabric: Literal["roce", "infiniband", "ethernet"]
     switch_families: list[Literal["spectrum", "quantum", "any"]] = Field(min_length=1)
-    area: Literal["switch", "nic", "nccl", "subnet_manager"]
+    area: Literal["switch", "nic", "nccl", "rccl", "subnet_manager"]
     setting: str = Field(min_length=1)
     value: str = Field(min_length=1)
     why: str = Field(min_length=1)
+    library: Literal["NCCL", "RCCL", "any"] = "any"
 
 
 class HeadroomEntry(SourceEntry):

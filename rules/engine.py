@@ -421,21 +421,23 @@ def _fabric_configuration(primary: Candidate, profile: WorkloadProfile) -> Fabri
     if primary.technology == "nvlink_only":
         return None
     kind = FABRIC_KINDS.get(str(primary.technology), "infiniband")
+    library = platform_for(profile.gpu_model).collective_library
     return FabricConfiguration(
         fabric=kind,
         switch_family=primary.fabric.switch_model or "any",
-        settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps)),
+        settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps, library)),
         validation=_validation_targets(primary, profile),
     )
 
 
 @functools.lru_cache(maxsize=64)
-def _settings(kind: str, switch_model: str | None, link_gbps: int) -> tuple[FabricSetting, ...]:
-    """A fabric's settings for its switch family, the RoCE headroom sized for its links."""
+def _settings(kind: str, switch_model: str | None, link_gbps: int, library: str = "NCCL") -> tuple[FabricSetting, ...]:
+    """A fabric's settings for its switch family and the GPUs' collective library (RCCL's
+    on AMD, never NCCL's NVLS or SHARP plugin), the RoCE headroom sized for its links."""
     family = fabric_settings.switch_family(switch_model)
     settings = [
         FabricSetting(area=s.area, setting=s.setting, value=s.value, why=s.why, source=s.source)
-        for s in fabric_settings.settings(kind, family)
+        for s in fabric_settings.settings(kind, family, library)
     ]
     if kind == "roce":
         settings.insert(2, _headroom_setting(link_gbps))
@@ -456,7 +458,8 @@ def _headroom_setting(link_gbps: int) -> FabricSetting:
 
 
 def _validation_targets(primary: Candidate, profile: WorkloadProfile) -> list[FabricSetting]:
-    """nccl-tests and perftest figures the customer can check once the fabric is cabled."""
+    """nccl-tests (rccl-tests on AMD GPUs) and perftest figures the customer can check once the
+    fabric is cabled."""
     link = primary.fabric.link_gbps
     nic_busbw, latency, _ = traffic.nic_link(primary.technology, link)
     local_busbw, local_latency, local_name = traffic.local_link(profile.gpu_model)
@@ -467,17 +470,20 @@ def _validation_targets(primary: Candidate, profile: WorkloadProfile) -> list[Fa
     )
     one = min(per_domain, gpus)
     perftest = "ib_write_bw" + (" -x 3 (RoCEv2 GID)" if primary.technology == "rocev2" else "")
+    platform = platform_for(profile.gpu_model)
+    tests, link_words = platform.collective_tests, platform.scale_up.words
+    where = "one NVL72 rack" if platform.rack_scale else "one server"
     return [
         FabricSetting(
             area="validation",
-            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on {one} GPUs of one server",
+            setting=f"{tests} all_reduce_perf -b 8G -e 8G on {one} GPUs of {where}",
             value=f"busbw about {local_busbw:g} GB/s (the {local_name})",
-            why="Checks NVLink / PCIe inside a server before the network is blamed.",
+            why=f"Checks {link_words} inside {where} before the network is blamed.",
             source=catalogue.nvlink(profile.gpu_model).source,
         ),
         FabricSetting(
             area="validation",
-            setting=f"nccl-tests all_reduce_perf -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring)",
+            setting=f"{tests} all_reduce_perf -b 8G -e 8G on all {gpus:,} GPUs (NCCL_ALGO=Ring)",
             value=f"busbw about {whole.effective_busbw_gbytes:,.0f} GB/s (±20 %), {whole.bottleneck}-bound",
             why="The whole fabric carrying a ring at each NIC's speed; far below means a bad link, route or setting.",
             source=VALIDATION_SOURCE,

@@ -522,8 +522,9 @@ class RoceSetting(_Model):
 class FabricSetting(_Model):
     """One thing to configure, with its value and where the value comes from."""
 
-    area: Literal["switch", "nic", "nccl", "subnet_manager", "validation"] = Field(
-        description="Where it is set.", examples=["switch"]
+    area: Literal["switch", "nic", "nccl", "rccl", "subnet_manager", "validation"] = Field(
+        description="Where it is set: rccl for the collective library of AMD GPUs, nccl for NVIDIA's.",
+        examples=["switch"],
     )
     setting: str = Field(description="Mechanism or variable.", examples=["ECN marking (RoCE class)"])
     value: str = Field(description="What to set.", examples=["min 150 KB, max 1,500 KB on traffic class 3"])
@@ -538,7 +539,8 @@ class FabricConfiguration(_Model):
     switch_family: str = Field(description="The switch family the values are for.", examples=["NVIDIA Spectrum"])
     settings: list[FabricSetting] = Field(default_factory=list, description="Switch, NIC and NCCL settings.")
     validation: list[FabricSetting] = Field(
-        default_factory=list, description="Expected results of nccl-tests and perftest on the built fabric."
+        default_factory=list,
+        description="Expected results of nccl-tests (rccl-tests on AMD GPUs) and perftest on the built fabric.",
     )
 
 

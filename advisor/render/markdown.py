@@ -27,6 +27,7 @@ from rules.models import (
     StepEstimate,
     Topology,
 )
+from rules.platform import platform_for
 
 # customer-facing names and questions: advisor/render/labels.yaml, shared with the bot
 QUESTIONS = {field: question.text for field, question in labels().questions.items()}
@@ -109,7 +110,9 @@ def switches_summary(rec: Recommendation) -> str:
     service = sum(i.quantity for i in rec.bill_of_materials if str(i.category) == "switch")
     if t.kind != "single_node" or not service:
         return switches_line(t)
-    return f"0 for GPU traffic (NVLink inside the rack); {service:,} for the storage, in-band and out-of-band networks"
+    platform = platform_for(rec.profile.gpu_model)
+    inside = f"{platform.scale_up.words} inside the {'rack' if platform.rack_scale else 'server'}"
+    return f"0 for GPU traffic ({inside}); {service:,} for the storage, in-band and out-of-band networks"
 
 
 def cables_line(t: Topology) -> str:
