@@ -91,3 +91,6 @@ _.pp_source
 _.state_bytes_per_param
 _.idle_gpus
 _.hidden_ms
+# knowledge/sources/models.yaml (the model-shape table) and rules/models.py's Considered
+_.attention_heads
+_.overridden_by

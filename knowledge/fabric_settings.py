@@ -31,7 +31,8 @@ class SettingFact(BaseModel):
     id: str
     fabric: Fabric
     switch_families: tuple[Family, ...] = Field(min_length=1)
-    area: Literal["switch", "nic", "nccl", "subnet_manager"]
+    area: Literal["switch", "nic", "nccl", "rccl", "subnet_manager"]
+    library: Literal["NCCL", "RCCL", "any"] = "any"  # the collective library a setting is for
     setting: str = Field(min_length=1)
     value: str = Field(min_length=1)
     why: str = Field(min_length=1)
@@ -71,10 +72,19 @@ def _settings() -> tuple[SettingFact, ...]:
     return tuple(SettingFact.model_validate(r.data) for r in sources.load() if r.kind == "fabric_settings")
 
 
-def settings(fabric: str, family: str) -> list[SettingFact]:
-    """The settings of a fabric for a switch family, vendor-neutral ones included, in file order."""
+def settings(fabric: str, family: str, library: str = "NCCL") -> list[SettingFact]:
+    """The settings of a fabric for a switch family and a collective library (NCCL on
+    NVIDIA GPUs, RCCL on AMD's), vendor- and library-neutral ones included, in file order.
+
+        >>> [s.setting for s in settings("infiniband", "quantum", "RCCL") if s.area == "rccl"]
+        ['NCCL_IB_HCA / NCCL_IB_SL (read by RCCL)']
+    """
     return [
-        s for s in _settings() if s.fabric == fabric and (family in s.switch_families or "any" in s.switch_families)
+        s
+        for s in _settings()
+        if s.fabric == fabric
+        and (family in s.switch_families or "any" in s.switch_families)
+        and s.library in (library, "any")
     ]
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from knowledge import sources
 
-Category = Literal["switch", "nic", "transceiver", "cable", "fibre", "software"]
+Category = Literal["switch", "nic", "transceiver", "cable", "fibre", "software", "server"]
 
 
 class PriceBookError(ValueError):
@@ -85,6 +85,7 @@ class PriceBook(BaseModel):
 
     prices: dict[str, Price]
     assumptions: BomAssumptions
+    servers: dict[str, Price] = {}  # kind `server_prices`: never bill-of-materials lines, not in `date`
 
     @property
     def date(self) -> str:
@@ -101,6 +102,10 @@ class PriceBook(BaseModel):
     def has(self, key: str) -> bool:
         return key in self.prices
 
+    def server(self, model: str) -> Price | None:
+        """What one server (or rack-scale system) of the catalogue's `model` costs, if priced."""
+        return self.servers.get(f"server/{model}")
+
 
 def build_price_book(records: list[sources.Record]) -> PriceBook:
     """A validated PriceBook from source records (tests pass edited copies)."""
@@ -115,11 +120,21 @@ def build_price_book(records: list[sources.Record]) -> PriceBook:
         if price.key in prices:
             raise PriceBookError(f"{record.id}: key {price.key!r} already priced by {prices[price.key].id}")
         prices[price.key] = price
+    servers: dict[str, Price] = {}
+    for record in records:
+        if record.kind == "server_prices":
+            try:
+                server = Price.model_validate(record.data)
+            except ValidationError as exc:
+                raise PriceBookError(f"{record.id}: {exc}") from exc
+            if server.key in servers:
+                raise PriceBookError(f"{record.id}: key {server.key!r} already priced by {servers[server.key].id}")
+            servers[server.key] = server
     assumptions = [r.data for r in records if r.kind == "bom_assumptions"]
     if not prices or len(assumptions) != 1:
         raise PriceBookError("the price book needs price_book entries and exactly one bom_assumptions entry")
     try:
-        return PriceBook(prices=prices, assumptions=BomAssumptions.model_validate(assumptions[0]))
+        return PriceBook(prices=prices, assumptions=BomAssumptions.model_validate(assumptions[0]), servers=servers)
     except ValidationError as exc:
         raise PriceBookError(f"{assumptions[0]['id']}: {exc}") from exc
 

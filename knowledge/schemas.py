@@ -142,10 +142,11 @@ class FabricSettingEntry(SourceEntry):
 
     fabric: Literal["roce", "infiniband", "ethernet"]
     switch_families: list[Literal["spectrum", "quantum", "any"]] = Field(min_length=1)
-    area: Literal["switch", "nic", "nccl", "subnet_manager"]
+    area: Literal["switch", "nic", "nccl", "rccl", "subnet_manager"]
     setting: str = Field(min_length=1)
     value: str = Field(min_length=1)
     why: str = Field(min_length=1)
+    library: Literal["NCCL", "RCCL", "any"] = "any"
 
 
 class HeadroomEntry(SourceEntry):
@@ -229,6 +230,7 @@ KINDS: dict[str, type[SourceEntry]] = {
     "models": ModelEntry,
     "nccl_results": NcclResultEntry,
     "price_book": PriceEntry,
+    "server_prices": PriceEntry,  # what one GPU server or rack-scale system costs (issue 21)
     "bom_assumptions": BomAssumptionsEntry,
     "practice": SourceEntry,  # how fabrics are built and run, in customers' words (issue 14)
 }

@@ -91,7 +91,7 @@ def fabric_name(technology: Technology, gbps: int, facts: dict[str, Any] | None 
         return "No compute fabric (one server; its GPUs talk over PCIe)"
     if facts and facts.get("rack_scale"):
         return "NVLink only (one NVL72 rack)"
-    return "NVLink only (one server)"
+    return f"{facts.get('scale_up_words', 'NVLink') if facts else 'NVLink'} only (one server)"
 
 
 def design(

@@ -8,15 +8,17 @@ source; that list is the recommendation's explanation.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
 from knowledge import fabric_settings
 from rules import pricing, sizing, traffic
 from rules.design import Candidate, design, fabric_ports
-from rules.facts import derive, pct, usd, usd_range
+from rules.facts import derive, pct, platform_facts, usd, usd_range
 from rules.models import (
     Alternative,
+    Considered,
     FabricConfiguration,
     FabricSetting,
     Performance,
@@ -47,25 +49,30 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
     profile = resolve(profile)
     platform = platform_for(profile.gpu_model)  # resolved once; every stage reads this record
     facts = derive(profile, platform)
+    facts.update(platform_facts(platform, facts))
     job = traffic.traffic_for(profile, platform) if facts["training"] else None
     families = NETWORK_FAMILIES if facts["multi_node"] else ("nvlink_only",)
     candidates = {family: design(family, facts, profile, job, platform) for family in families}
+    designed = dict(candidates)
+    if profile.existing_ethernet:
+        candidates = {family: _on_site_ethernet(c, profile) for family, c in candidates.items()}
     throughput = _relative_throughput(candidates)
     facts.update(_traffic_facts(candidates, throughput, job))
 
     fabric_fired = evaluate("fabric", facts)
     chosen = decisions(fabric_fired)["fabric"] if fabric_fired else "infiniband"
-    facts.update(_price_facts(candidates, profile), fabric=chosen)
+    facts.update(_price_facts(candidates, profile), **_server_facts(profile), fabric=chosen)
     budget_fired = evaluate("budget", facts)
     final = decisions(fabric_fired + budget_fired)["fabric"] if fabric_fired else chosen
     facts["fabric"] = final
     primary = candidates[final]
-    facts.update(_share_facts(primary, profile))
+    facts.update(_share_facts(primary, profile), **_reuse_facts(designed[final], primary, profile))
 
     configuration = _fabric_configuration(primary, profile, platform)
     advice_fired = evaluate("advice", facts)
     advice = decisions(advice_fired)
     fired = fabric_fired + primary.fired + budget_fired + advice_fired
+    explanation, considered, warnings = trail(fired, {**decisions(primary.fired), **advice, "fabric": final})
 
     return Recommendation(
         profile=profile,
@@ -78,22 +85,133 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         fabric_configuration=configuration,
         alternatives=[_alternative(c, primary, throughput[f]) for f, c in candidates.items() if f != final],
         bill_of_materials=primary.bill_of_materials,
-        explanation=[
-            _reason(item, fired, final={**decisions(primary.fired), **advice, "fabric": final}) for item in fired
-        ],
-        warnings=[item.warning for item in fired if item.warning],
+        explanation=explanation,
+        considered=considered,
+        warnings=warnings,
     )
 
 
-def _reason(item: Fired, fired: list[Fired], final: dict[str, Any]) -> Reason:
-    """A fired rule as a reason; one whose decision lost to a higher priority says so."""
-    statement, overridden_by = item.statement, None
-    for key, value in item.rule.decide.items():
-        if key in final and final[key] != value:
-            overridden_by = next(f for f in fired if f.rule.decide.get(key) == final[key]).rule.id
-            statement += f" (Not chosen: {overridden_by} takes precedence.)"
-            break
-    return Reason(rule_id=item.rule.id, statement=statement, source=item.rule.source, overridden_by=overridden_by)
+def trail(fired: list[Fired], final: dict[str, Any]) -> tuple[list[Reason], list[Considered], list[str]]:
+    """The recommendation's trail: what holds for the design, and what was weighed and not taken.
+
+    A rule whose decision lost to a higher-priority one (an HDR rule beside the NDR one that
+    won) describes a design that was not built: its statement would read as the tool's word,
+    so it is listed apart, as an option considered with why not, and its warning is dropped."""
+    explanation: list[Reason] = []
+    considered: list[Considered] = []
+    warnings: list[str] = []
+    for item in fired:
+        lost = next(((k, v) for k, v in item.rule.decide.items() if k in final and final[k] != v), None)
+        if lost is None:
+            explanation.append(Reason(rule_id=item.rule.id, statement=item.statement, source=item.rule.source))
+            if item.warning:
+                warnings.append(item.warning)
+            continue
+        key, value = lost
+        winner = next(f for f in fired if f.rule.decide.get(key) == final[key])
+        considered.append(
+            Considered(
+                rule_id=item.rule.id,
+                option=decision_words(key, value),
+                chosen=decision_words(key, final[key]),
+                chosen_by=winner.rule.id,
+                why_not=f"{winner.rule.id} takes precedence: {winner.statement}",
+                source=item.rule.source,
+            )
+        )
+    return explanation, considered, warnings
+
+
+#: What each decision means, in a customer's words (rules/facts.yaml lists the decisions).
+_DECISION_WORDS: dict[str, dict[Any, str]] = {
+    "fabric": {
+        "nvlink_only": "no compute fabric (the GPUs share one scale-up domain)",
+        "infiniband": "InfiniBand",
+        "rocev2": "RoCEv2",
+        "ethernet": "standard Ethernet",
+    },
+    "ib_generation": {
+        "hdr": "HDR InfiniBand (200 Gb/s)",
+        "ndr": "NDR InfiniBand (400 Gb/s)",
+        "xdr": "XDR InfiniBand (800 Gb/s)",
+    },
+    "topology": {
+        "single_node": "no switch fabric",
+        "fat_tree": "a fat-tree (Clos)",
+        "rail_optimized": "a rail-optimized fabric",
+        "dragonfly_plus": "Dragonfly+",
+    },
+    "roce_checklist": {True: "the RoCE configuration checklist"},
+}
+
+
+def decision_words(key: str, value: Any) -> str:
+    """A decision as a customer reads it: 'HDR InfiniBand (200 Gb/s)', '400GbE links'."""
+    if key == "ethernet_gbps":
+        return f"{value}GbE links (at most what the NICs carry)"
+    return _DECISION_WORDS.get(key, {}).get(value, f"{key.replace('_', ' ')} {value}")
+
+
+REUSE_ASSUMPTION = (
+    "The storage and in-band networks run on the site's existing Ethernet: their switches and switch-to-switch "
+    "links are listed as reused at $0 (no new power or space); the servers' own links to them are bought."
+)
+
+
+def _on_site_ethernet(candidate: Candidate, profile: WorkloadProfile) -> Candidate:
+    """A candidate whose storage and in-band networks join the site's existing Ethernet."""
+    if not candidate.bill_of_materials:
+        return candidate
+    lines = pricing.reuse_site_ethernet(candidate.bill_of_materials)
+    cost = sizing.network_cost(
+        lines,
+        gpus=profile.gpu_count or 1,
+        price_book_date=candidate.cost.price_book_date,
+        assumptions=[*candidate.cost.assumptions, REUSE_ASSUMPTION],
+    )
+    return dataclasses.replace(candidate, bill_of_materials=lines, cost=pricing.with_budget(cost, profile.budget_usd))
+
+
+def _reuse_facts(designed: Candidate, primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]:
+    """What reusing the site's Ethernet took out of the chosen design, for the advice rules."""
+    reused = [line for line in primary.bill_of_materials if line.reused]
+    switches = sum(line.quantity for line in reused if line.category == "switch")
+    low = designed.cost.network_usd_low - primary.cost.network_usd_low
+    high = designed.cost.network_usd_high - primary.cost.network_usd_high
+    links = sum(p.count for p in pricing.server_ports(profile, 0, 0) if str(p.role) in ("storage", "inband_management"))
+    return {
+        "reused_switches": switches,
+        "reused_saving_fmt": usd_range(low, high),
+        "reused_links": links * (profile.node_count or 1),
+    }
+
+
+def _server_facts(profile: WorkloadProfile) -> dict[str, Any]:
+    """What the servers cost at the price book's server prices, and the network's share of
+    servers plus network, for the budget rules (a budget that cannot buy the servers, a
+    network share outside what published builds spend)."""
+    servers = pricing.servers_cost(profile)
+    if servers is None:
+        return {
+            "servers_priced": False,
+            "servers_usd_low": 0.0,
+            "servers_usd_high": 0.0,
+            "servers_fmt": "",
+            "server_price_fmt": "",
+            "server_units_fmt": "",
+            "server_price_basis": "",
+        }
+    units = f"{servers.units:,} {servers.unit_word}{'s' if servers.units != 1 else ''}"
+    kind = "estimate" if servers.estimate else "published price"
+    return {
+        "servers_priced": True,
+        "servers_usd_low": servers.usd_low,
+        "servers_usd_high": servers.usd_high,
+        "servers_fmt": usd_range(servers.usd_low, servers.usd_high),
+        "server_price_fmt": usd_range(servers.unit_usd_low, servers.unit_usd_high),
+        "server_units_fmt": units,
+        "server_price_basis": f"the price book's {kind} of {servers.date} for a {servers.server}",
+    }
 
 
 def _compute_usd(candidate: Candidate) -> tuple[float, float]:
@@ -138,7 +256,14 @@ def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]
     budget = profile.budget_usd or 0.0
     low = primary.cost.network_usd_low / budget if budget else 0.0
     high = primary.cost.network_usd_high / budget if budget else 0.0
+    servers = pricing.servers_cost(profile)
+    network_mid = (primary.cost.network_usd_low + primary.cost.network_usd_high) / 2
+    cluster_mid = network_mid + ((servers.usd_low + servers.usd_high) / 2 if servers else 0.0)
+    cluster_share = network_mid / cluster_mid if cluster_mid else 0.0
     return {
+        "network_cluster_share": cluster_share,
+        "network_cluster_share_pct": pct(cluster_share),
+        "network_share_high": high,
         "network_share_low": low,
         "network_share_pct": f"{pct(low)}-{pct(high)}",
         "network_low": primary.cost.network_usd_low,
@@ -299,21 +424,23 @@ def _fabric_configuration(
     if primary.technology == "nvlink_only":
         return None
     kind = FABRIC_KINDS.get(str(primary.technology), "infiniband")
+    library = platform.collective_library
     return FabricConfiguration(
         fabric=kind,
         switch_family=primary.fabric.switch_model or "any",
-        settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps)),
+        settings=list(_settings(kind, primary.fabric.switch_model, primary.fabric.link_gbps, library)),
         validation=_validation_targets(primary, profile, platform),
     )
 
 
 @functools.lru_cache(maxsize=64)
-def _settings(kind: str, switch_model: str | None, link_gbps: int) -> tuple[FabricSetting, ...]:
-    """A fabric's settings for its switch family, the RoCE headroom sized for its links."""
+def _settings(kind: str, switch_model: str | None, link_gbps: int, library: str = "NCCL") -> tuple[FabricSetting, ...]:
+    """A fabric's settings for its switch family and the GPUs' collective library (RCCL's
+    on AMD, never NCCL's NVLS or SHARP plugin), the RoCE headroom sized for its links."""
     family = fabric_settings.switch_family(switch_model)
     settings = [
         FabricSetting(area=s.area, setting=s.setting, value=s.value, why=s.why, source=s.source)
-        for s in fabric_settings.settings(kind, family)
+        for s in fabric_settings.settings(kind, family, library)
     ]
     if kind == "roce":
         settings.insert(2, _headroom_setting(link_gbps))
@@ -353,7 +480,7 @@ def _validation_targets(primary: Candidate, profile: WorkloadProfile, platform: 
             area="validation",
             setting=f"{bench} -b 8G -e 8G on {one} GPUs of one {'rack' if platform.rack_scale else 'server'}",
             value=f"busbw about {local_busbw:g} GB/s (the {local_name})",
-            why=f"Checks {scale_up.words} inside a {'rack' if platform.rack_scale else 'server'} "
+            why=f"Checks {scale_up.words} inside one {'NVL72 rack' if platform.rack_scale else 'server'} "
             "before the network is blamed.",
             source=scale_up.source,
         ),

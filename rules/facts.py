@@ -13,12 +13,13 @@ from rules.formatting import pct, usd, usd_range
 from rules.models import WorkloadProfile
 from rules.platform import Platform, platform_for
 
-__all__ = ["derive", "pct", "usd", "usd_range"]  # the formatters, for rule facts
+__all__ = ["derive", "pct", "platform_facts", "usd", "usd_range"]  # the formatters, for rule facts
 
 FRONTIER_PARAMS_B = 100  # seed guide: "frontier model training (100B+ parameters)"
 LARGEST_BUILD_GPUS = 16_384  # Fabric Advisor threshold: past a 64-SU SuperPOD's 16,384 GPUs
 LARGEST_BUILD_PARAMS_B = 1_000  # Fabric Advisor threshold: trillion-parameter models
 ASSUMED_NIC_GBPS = 400  # ConnectX-7, the common H100-class NIC, when the GPU is not named
+FAST_SERVING_GBPS = 400  # seed guide "Inference Clusters": 400GbE for weight loading of large models
 # Bytes per parameter: bf16 weights for serving; for training with Adam in mixed precision,
 # bf16 weights and gradients plus fp32 master weights, momentum and variance = 16 bytes
 # (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter
@@ -136,4 +137,21 @@ def _server_facts(profile: WorkloadProfile, platform: Platform, training: bool) 
         "weights_fit_domain": weights_fit,
         "training_state_fits_domain": state_gb <= domain_memory,
         "needs_compute_fabric": training or (multi_node and profile.model_params_b is not None and not weights_fit),
+    }
+
+
+def platform_facts(platform: Platform, facts: dict[str, Any]) -> dict[str, Any]:
+    """The words the rules' statements take from the platform record (rules/platform.py),
+    so no statement hard-codes NVIDIA's: the scale-up link ('NVLink', 'AMD Infinity
+    Fabric', 'PCIe'), the collective library and its tests ('NCCL' / 'nccl-tests' or
+    'RCCL' / 'rccl-tests'), and what one node is ('server' or 'NVL72 rack'). `facts` are
+    `derive`'s, for the speed the serving links run at (no faster than the NICs)."""
+    return {
+        "scale_up_words": platform.scale_up.words,
+        "scale_up_kind": platform.scale_up.kind,
+        "collective_library": platform.collective_library,
+        "collective_tests": platform.collective_tests,
+        "gpu_vendor": "AMD" if platform.vendor == "amd" else "NVIDIA",
+        "node_word": "NVL72 rack" if platform.rack_scale else "server",
+        "serving_fast_gbps": min(FAST_SERVING_GBPS, facts.get("nic_max_gbps", ASSUMED_NIC_GBPS)),
     }

@@ -379,6 +379,11 @@ class BomLine(_Model):
         description="Shipped with the servers (their NICs): listed, not bought, priced at $0.",
         examples=[False],
     )
+    reused: bool = Field(
+        default=False,
+        description="Already on site (the customer's existing Ethernet): listed, not bought, priced at $0.",
+        examples=[False],
+    )
     watts: float | None = Field(default=None, description="Power per unit (W), where it applies.", examples=[15])
     rack_units: float | None = Field(default=None, description="Rack units per unit, for switches.", examples=[1])
     price_date: str = Field(description="When the price was published (YYYY-MM).", examples=["2024-05"])
@@ -524,8 +529,9 @@ class RoceSetting(_Model):
 class FabricSetting(_Model):
     """One thing to configure, with its value and where the value comes from."""
 
-    area: Literal["switch", "nic", "nccl", "subnet_manager", "validation"] = Field(
-        description="Where it is set.", examples=["switch"]
+    area: Literal["switch", "nic", "nccl", "rccl", "subnet_manager", "validation"] = Field(
+        description="Where it is set: rccl for the collective library of AMD GPUs, nccl for NVIDIA's.",
+        examples=["switch"],
     )
     setting: str = Field(description="Mechanism or variable.", examples=["ECN marking (RoCE class)"])
     value: str = Field(description="What to set.", examples=["min 150 KB, max 1,500 KB on traffic class 3"])
@@ -540,7 +546,8 @@ class FabricConfiguration(_Model):
     switch_family: str = Field(description="The switch family the values are for.", examples=["NVIDIA Spectrum"])
     settings: list[FabricSetting] = Field(default_factory=list, description="Switch, NIC and NCCL settings.")
     validation: list[FabricSetting] = Field(
-        default_factory=list, description="Expected results of nccl-tests and perftest on the built fabric."
+        default_factory=list,
+        description="Expected results of nccl-tests (rccl-tests on AMD GPUs) and perftest on the built fabric.",
     )
 
 
@@ -583,9 +590,31 @@ class Reason(_Model):
     )
     overridden_by: str | None = Field(
         default=None,
-        description="The rule whose decision took precedence over this one's, when one did.",
-        examples=["ib-over-network-budget"],
+        description=(
+            "Always null in new recommendations (kept so stored ones still load): a rule whose decision lost "
+            "is not a reason but is listed in `considered`."
+        ),
+        examples=[None],
     )
+
+
+class Considered(_Model):
+    """A rule that fired but whose decision lost to a higher-priority rule: an option the
+    advisor weighed and did not take. Its own statement would describe a design that was
+    not built, so it is never in `explanation`; this says what it proposed and why not."""
+
+    rule_id: str = Field(description="The rule whose decision was not taken.", examples=["ib-hdr-matches-nic"])
+    option: str = Field(description="What the rule proposed, in words.", examples=["HDR InfiniBand (200 Gb/s)"])
+    chosen: str = Field(description="What was chosen instead, in words.", examples=["NDR InfiniBand (400 Gb/s)"])
+    chosen_by: str = Field(description="The rule whose decision was taken.", examples=["ib-ndr-matches-nic"])
+    why_not: str = Field(
+        description="Why the option was not taken: the winning rule's reason for this design.",
+        examples=[
+            "ib-ndr-matches-nic takes precedence: The DGX H100 NICs run at 400 Gb/s, so NDR (400 Gb/s per port, "
+            "Quantum-2) uses their full speed; an HDR fabric would halve each GPU's network bandwidth."
+        ],
+    )
+    source: str = Field(description="Where the losing rule comes from.", examples=['Seed guide: "HDR InfiniBand"'])
 
 
 class Recommendation(_Model):
@@ -605,7 +634,16 @@ class Recommendation(_Model):
         default_factory=list,
         description="Every part of the network (compute, storage, in-band and out-of-band), with its price.",
     )
-    explanation: list[Reason] = Field(description="Every fired rule, in order.")
+    explanation: list[Reason] = Field(
+        description="Every fired rule whose conclusion holds for this design, in order: statements about the design."
+    )
+    considered: list[Considered] = Field(
+        default_factory=list,
+        description=(
+            "Rules that fired but whose decision lost to a higher-priority rule: options weighed and not taken, "
+            "each with why not. Never part of `explanation`."
+        ),
+    )
     warnings: list[str] = Field(
         default_factory=list,
         description="Things the customer should check.",

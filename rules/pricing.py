@@ -298,3 +298,81 @@ def with_budget(cost: Cost, budget_usd: float | None) -> Cost:
             "budget_share_high": round(cost.network_usd_high / budget_usd, 4),
         }
     )
+
+
+# ------------------------------------------------------------------- servers (issue 21)
+
+
+class ServersCost(NamedTuple):
+    """What the cluster's servers cost at the price book's server prices."""
+
+    server: str  # the catalogue's model the price is for
+    units: int  # servers, or racks for a rack-scale system (sold whole)
+    unit_word: str  # "server" or "NVL72 rack"
+    unit_usd_low: float
+    unit_usd_high: float
+    estimate: bool  # no published price stands behind the figure
+    date: str
+    source: str
+
+    @property
+    def usd_low(self) -> float:
+        return self.units * self.unit_usd_low
+
+    @property
+    def usd_high(self) -> float:
+        return self.units * self.unit_usd_high
+
+
+def servers_cost(profile: WorkloadProfile) -> ServersCost | None:
+    """The servers a profile buys, priced: one per node (the catalogue's server with this
+    many GPUs, else the GPU's default server), or one NVL72 rack per 72 GPUs, the rack
+    being sold whole. None when the GPU is not in the catalogue or its server is unpriced."""
+    gpn = profile.gpus_per_node or 1
+    default = catalogue.server_for(profile.gpu_model)
+    if default is None:
+        return None
+    same_gpu = [s for s in catalogue.servers() if s.gpu_model == default.gpu_model]
+    server = next((s for s in same_gpu if gpn in (s.gpus, s.node_gpus)), default)
+    price = price_book().server(server.model)
+    if price is None:
+        return None
+    if server.rack_scale:
+        units = max(1, math.ceil((profile.gpu_count or 1) / server.node_gpus))
+        word = "NVL72 rack"
+    else:
+        units, word = max(1, profile.node_count or 1), "server"
+    low, high = price.usd
+    return ServersCost(server.model, units, word, low, high, price.estimate, price.date, price.source)
+
+
+# ------------------------------------------------------- the site's existing Ethernet (issue 21)
+
+#: Networks that can run on a site's existing Ethernet: storage and in-band management are
+#: plain Ethernet (NVIDIA's GB200 SuperPOD even converges them on one fabric). The compute
+#: fabric is sized for the GPUs and out-of-band is a 1GbE network per row: both are built.
+REUSABLE_FABRICS = frozenset({"storage", "in_band"})
+REUSED_NOTE = "reused: the site's existing Ethernet"
+_SWITCH_SIDE = ("leaf-spine", "spine-core")
+
+
+def reuse_site_ethernet(lines: list[BomLine]) -> list[BomLine]:
+    """The bill of materials with the storage and in-band networks on the site's existing
+    Ethernet: their switches and switch-to-switch links are listed as reused, at $0 and no
+    new power or space; the servers' own links to those switches are still bought."""
+    reused: list[BomLine] = []
+    for line in lines:
+        switch_side = line.category == "switch" or line.note.startswith(_SWITCH_SIDE)
+        if line.fabric in REUSABLE_FABRICS and switch_side:
+            line = line.model_copy(
+                update={
+                    "unit_usd_low": 0.0,
+                    "unit_usd_high": 0.0,
+                    "watts": None,
+                    "rack_units": None,
+                    "reused": True,
+                    "note": f"{line.note}; {REUSED_NOTE}" if line.note else REUSED_NOTE,
+                }
+            )
+        reused.append(line)
+    return reused

@@ -27,6 +27,7 @@ from rules.models import (
     StepEstimate,
     Topology,
 )
+from rules.platform import platform_for
 
 # customer-facing names and questions: advisor/render/labels.yaml, shared with the bot
 QUESTIONS = {field: question.text for field, question in labels().questions.items()}
@@ -109,7 +110,9 @@ def switches_summary(rec: Recommendation) -> str:
     service = sum(i.quantity for i in rec.bill_of_materials if str(i.category) == "switch")
     if t.kind != "single_node" or not service:
         return switches_line(t)
-    return f"0 for GPU traffic (NVLink inside the rack); {service:,} for the storage, in-band and out-of-band networks"
+    platform = platform_for(rec.profile.gpu_model)
+    inside = f"{platform.scale_up.words} inside the {'rack' if platform.rack_scale else 'server'}"
+    return f"0 for GPU traffic ({inside}); {service:,} for the storage, in-band and out-of-band networks"
 
 
 def cables_line(t: Topology) -> str:
@@ -192,12 +195,21 @@ def design_line(rec: Recommendation, topic: str) -> str:
 
 
 def top_reasons(rec: Recommendation, count: int) -> list[Reason]:
-    """The reasons a summary has room for: first the rules that overrode another rule's
+    """The reasons a summary has room for: first the rules that won over another rule's
     decision (a network budget that turned InfiniBand into RoCEv2), then the others in
-    the engine's order, the overridden ones last."""
-    winners = {r.overridden_by for r in rec.explanation if r.overridden_by}
-    ranked = sorted(rec.explanation, key=lambda r: (r.rule_id not in winners, r.overridden_by is not None))
+    the engine's order. Options considered and not taken are never reasons."""
+    winners = {c.chosen_by for c in rec.considered}
+    ranked = sorted(rec.explanation, key=lambda r: r.rule_id not in winners)
     return ranked[:count]
+
+
+def considered_lines(rec: Recommendation) -> list[str]:
+    """The options weighed and not taken, apart from the reasons: what each proposed and why not."""
+    if not rec.considered:
+        return []
+    lines = ["", "**Considered, not chosen:**"]
+    lines += [f"- {c.option} (`{c.rule_id}`), not chosen: {c.why_not}" for c in rec.considered]
+    return lines
 
 
 def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> str:
@@ -264,6 +276,7 @@ def why_markdown(rec: Recommendation, why_not: list[str] | None = None) -> str:
             ]
     lines += [f"**Why {rec.fabric.name} with a {TOPOLOGY_NAMES[str(rec.topology.kind)]}:**", ""]
     lines += [f"{i}. `{r.rule_id}`: {r.statement}  \n   _Source: {r.source}_" for i, r in enumerate(rec.explanation, 1)]
+    lines += considered_lines(rec)
     if rec.performance.assumptions:
         lines += ["", "**The all-reduce estimate assumes:** " + " ".join(rec.performance.assumptions)]
     return "\n".join(lines)

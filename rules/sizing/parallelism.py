@@ -52,10 +52,6 @@ IDLE_SHARE = 0.01  # Fabric Advisor assumption: leave at most 1 % of the GPUs id
 ASPECT_RATIO = 128
 
 
-def _next_power_of_two(value: float) -> int:
-    return 1 if value <= 1 else 2 ** math.ceil(math.log2(value))
-
-
 def _is_power_of_two(value: int) -> bool:
     return value >= 1 and value & (value - 1) == 0
 
@@ -66,7 +62,7 @@ def _gb(value: float) -> str:
 
 def estimated_layers(params_b: float) -> int:
     """Layers of a dense transformer of `params_b` billion parameters, from the aspect ratio."""
-    return max(1, round((params_b * 1e9 / (12 * ASPECT_RATIO**2)) ** (1 / 3)))
+    return max(1, round(math.cbrt(params_b * 1e9 / (12 * ASPECT_RATIO**2))))
 
 
 def expert_split(params_b: float, active_b: float, experts: int, per_token: int) -> tuple[float, float]:
@@ -282,8 +278,3 @@ def plan_parallelism(
         sharded_optimizer=sharded,
         arithmetic=arithmetic,
     )
-
-
-def gradient_bytes(params_b: float, tp: int, pp: int) -> int:
-    """Bytes of bf16 gradient one GPU reduces per step under a plan."""
-    return round(params_b * 1e9 * GRADIENT_BYTES_PER_PARAM / (tp * pp))
