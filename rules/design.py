@@ -27,6 +27,7 @@ from rules.models import (
     TopologyKind,
     WorkloadProfile,
 )
+from rules.physical.build import physical_build, twin_cages
 from rules.pricing import INFERENCE_PORTS_PER_SERVER
 from rules.rulebook import Fired, decisions, evaluate
 
@@ -143,8 +144,20 @@ def design(
             fabric_ports=fabric_ports(facts),
             edge_ports=_edge_ports(facts) // max(1, facts["node_count"]),
         ),
+        profile.floor,
     )
     cost = pricing.with_budget(cost, profile.budget_usd)
+    if switch_model and topology.total_switches:
+        built = physical_build(
+            topology.model_dump_json(),
+            profile.gpu_model,
+            _edge_ports(facts) // max(1, facts["node_count"]),
+            twin_cages(profile.gpu_model, facts["needs_compute_fabric"]),
+            switch_model,
+            profile.floor,
+        )
+        if built is not None:
+            topology.notes.extend(built.notes())
     allreduce, step = _allreduce(technology, link_gbps, topology, job) if job else (None, None)
     return Candidate(
         family=family,

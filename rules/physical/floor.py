@@ -29,9 +29,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from rules.models import FloorSettings
 from rules.platform import Platform
+
+__all__ = ["Floor", "FloorSettings", "Rack", "resolve", "stock_length"]
 
 # DGX SuperPOD reference architectures: four DGX per rack (H100 RA, 8 racks per 32-node
 # SU; B300-XDR RA, ~56 kW per rack, four DGX B300); one NVL72 system is one rack.
@@ -43,28 +44,7 @@ DEFAULT_SERVER_KW = 10.2  # other 8-GPU servers: as a DGX H100
 NVL72_RACK_KW = 132.0  # GB200 NVL72 (GB300 "up to 142 kW", NVIDIA GB200 SuperPOD RA)
 
 IN_RACK_M = 2.0  # a cord between two ports of one rack, no tray
-STOCK_LENGTHS_M = (1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 100, 120, 150, 200, 300, 500)
-
-
-class FloorSettings(BaseModel):
-    """What a customer can set about the hall: the `floor` object of the API, and the
-    CLI's --servers-per-rack, --rack-kw, --racks-per-row. Unset fields take the
-    platform's reference-architecture figure."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    servers_per_rack: int | None = Field(
-        default=None, ge=1, le=64, description="Servers (or compute trays' systems) per compute rack.", examples=[4]
-    )
-    rack_kw: float | None = Field(default=None, gt=0, le=500, description="Power per compute rack, kW.", examples=[45])
-    racks_per_row: int | None = Field(
-        default=None,
-        ge=2,
-        le=200,
-        description="Racks in a row, its leaf network rack included (default: two scalable units and their "
-        "leaf rack where that is at most 25 racks, else one).",
-        examples=[17],
-    )
+STOCK_LENGTHS_M = (1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 100)  # past 100 m: cut to whole tens
 
 
 @dataclass(frozen=True, slots=True)

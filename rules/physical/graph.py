@@ -30,7 +30,7 @@ import networkx as nx
 
 from rules.models import Topology, TopologyKind
 from rules.physical.floor import Floor, Rack
-from rules.physical.media import Media, media_for
+from rules.physical.media import FR_REACH_M, XDR_DR_REACH_M, Media, media_for
 from rules.platform import Platform
 
 DeviceKind = Literal["host", "manager", "leaf", "spine", "core"]
@@ -100,8 +100,19 @@ class Layout:
         return self.radix - self.leaf_uplinks
 
     @staticmethod
-    def of(topology: Topology, platform: Platform, planes: int = 1) -> Layout:
-        """The layout of a sized topology for a platform's hosts (one plane's counts)."""
+    def of(
+        topology: Topology,
+        platform: Platform,
+        planes: int = 1,
+        ports_per_node: int | None = None,
+        twin_port: bool | None = None,
+    ) -> Layout:
+        """The layout of a sized topology for a platform's hosts (one plane's counts).
+
+        `ports_per_node`: the ports each node (server, or NVL72 rack) puts on this fabric
+        when they are not its compute ports (an inference fabric's serving ports);
+        `twin_port`: whether those ports sit in twin-port cages (default: the platform's
+        compute cages)."""
         if topology.kind not in (TopologyKind.rail_optimized, TopologyKind.fat_tree) or not topology.radix:
             raise NotWirable(f"{topology.kind} fabrics are not wired port by port here")
         cables = {c.tier: c.count for c in topology.cables}
@@ -109,7 +120,7 @@ class Layout:
         node_leaf = cables.get("node-leaf", 0)
         leaf_uplinks = cables.get("leaf-spine", 0) // max(1, topology.leaf_switches)
         trays = platform.node_gpus // platform.gpus_per_host if platform.rack_scale else 1
-        twin = "two 400 Gb/s ports each" in platform.compute_connector
+        twin = "two 400 Gb/s ports each" in platform.compute_connector if twin_port is None else twin_port
         if topology.kind == TopologyKind.rail_optimized:
             hosts = topology.endpoints // topology.rails
             sus = topology.scalable_units or 1
@@ -138,10 +149,13 @@ class Layout:
                 planes=planes,
                 twin_port_hosts=twin,
             )
-        per_host = platform.network("compute").ports or 1
+        per_node = ports_per_node or (platform.network("compute").ports or 1) * trays
+        if per_node % trays:
+            trays = 1
+        per_host = max(1, per_node // trays)
         hosts = max(1, topology.endpoints // per_host)
         if topology.endpoints % per_host:
-            per_host, hosts = 1, topology.endpoints
+            per_host, hosts, trays = 1, topology.endpoints, 1
         return Layout(
             kind="fat_tree",
             hosts=hosts,
@@ -300,7 +314,10 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
 
 def _default_racks_per_row(group_racks: int) -> int:
     """Two groups (scalable units) and their leaf rack to a row where that is at most 25
-    racks (about 15 m), else one group and its leaf rack."""
+    racks (about 15 m), else one group and its leaf rack; racks of a fat-tree (a group of
+    one rack) 16 to a row after the leaf rack."""
+    if group_racks == 1:
+        return 17
     return 2 * group_racks + 1 if 2 * group_racks + 1 <= 25 else group_racks + 1
 
 
@@ -446,14 +463,10 @@ def _upper_tiers(
             offset += spine_down[spine]
 
 
-def tier_media(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, Media]:
-    """One medium per tier, the one that reaches the tier's longest run.
-
-    A twin-port switch cage takes one module for both its links, and one part per tier
-    keeps every spare usable on every port of the tier, so the tier's longest run picks
-    its medium (lengths still differ link by link). The longest run is read from the
-    racks, not from every link: the farthest host rack of each leaf row, every leaf rack
-    to every spine rack, every spine rack to every core rack."""
+def tier_runs(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, float]:
+    """The longest run of each tier, read from the racks rather than from every link: the
+    farthest host rack of each leaf row, every leaf rack to every spine rack, every spine
+    rack to every core rack."""
     longest: dict[Tier, float] = {t: 0.0 for t in TIERS}
     leaf_rows: dict[int, set[Rack]] = {}
     for rack in set(placement.leaf_racks):
@@ -464,9 +477,13 @@ def tier_media(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier,
     for row, racks in leaf_rows.items():
         far = Rack(row, host_cols.get(row, 1))
         longest["node-leaf"] = max(longest["node-leaf"], *(floor.run_m(r, far) for r in racks))
-    # a leaf whose hosts run on into the next row (an SU longer than a row)
-    for host_rack, leaf_rack in ((placement.host_racks[-1], placement.leaf_racks[-1]),):
-        longest["node-leaf"] = max(longest["node-leaf"], floor.run_m(host_rack, leaf_rack))
+    # hosts of a group that runs on into the next row reach back to their leaf rack
+    for host in range(layout.hosts):
+        leaf, _ = _leaf_of(layout, host, 0)
+        if placement.host_racks[host].row != placement.leaf_racks[leaf].row:
+            longest["node-leaf"] = max(
+                longest["node-leaf"], floor.run_m(placement.host_racks[host], placement.leaf_racks[leaf])
+            )
     spines = set(placement.spine_racks)
     cores = set(placement.core_racks)
     for a in set(placement.leaf_racks):
@@ -475,10 +492,36 @@ def tier_media(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier,
     for a in spines:
         for b in cores:
             longest["spine-core"] = max(longest["spine-core"], floor.run_m(a, b))
+    return longest
+
+
+def tier_media(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, Media]:
+    """One medium per tier, the one that reaches the tier's longest run.
+
+    A twin-port switch cage takes one module for both its links, and one part per tier
+    keeps every spare usable on every port of the tier, so the tier's longest run picks
+    its medium (lengths still differ link by link). A run past the longest reach of any
+    part (a hall too large for one building's fibre plant) takes the longest-reach part,
+    and the design says so (`over_reach`)."""
+    runs = tier_runs(layout, placement, floor)
+    limit = XDR_DR_REACH_M if layout.gbps > 400 else FR_REACH_M
     return {
-        tier: media_for(longest[tier], layout.gbps, switch_ends=tier != "node-leaf", twin_port=layout.twin_port_hosts)
+        tier: media_for(
+            min(runs[tier], limit), layout.gbps, switch_ends=tier != "node-leaf", twin_port=layout.twin_port_hosts
+        )
         for tier in TIERS
     }
+
+
+def over_reach(layout: Layout, placement: Placement, floor: Floor) -> list[str]:
+    """Sentences for tiers whose longest run is past every part's reach."""
+    limit = XDR_DR_REACH_M if layout.gbps > 400 else FR_REACH_M
+    return [
+        f"The longest {tier} run on this floor is {run:,.0f} m, past the {limit:,.0f} m of any {layout.gbps}G optic: "
+        "split the hall (or the fabric) so every run is within reach."
+        for tier, run in tier_runs(layout, placement, floor).items()
+        if run > limit
+    ]
 
 
 # ------------------------------------------------------------------------------ graph
