@@ -351,6 +351,14 @@ class Topology(_Model):
     endpoints: int = Field(ge=0, description="Ports attached to the fabric at the edge.", examples=[1016])
     radix: int | None = Field(default=None, description="Switch radix used for sizing.", examples=[64])
     rails: int = Field(default=1, ge=1, description="Rails (1 unless rail-optimized).", examples=[8])
+    planes: int = Field(
+        default=1,
+        ge=1,
+        le=8,
+        description="Identical, disjoint fabrics every GPU joins (2 in NVIDIA's Spectrum-X twin-plane design); "
+        "switch, endpoint and cable counts are for all planes together.",
+        examples=[1],
+    )
     oversubscription: float = Field(default=1.0, ge=1.0, description="Leaf down:up ratio.", examples=[1.0])
     leaf_switches: int = Field(ge=0, description="Leaf (edge) switches.", examples=[32])
     spine_switches: int = Field(ge=0, description="Spine switches.", examples=[16])

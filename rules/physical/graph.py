@@ -115,6 +115,20 @@ class Layout:
         compute cages)."""
         if topology.kind not in (TopologyKind.rail_optimized, TopologyKind.fat_tree) or not topology.radix:
             raise NotWirable(f"{topology.kind} fabrics are not wired port by port here")
+        if topology.planes > 1:  # the counts are for every plane: wire one, repeat it per plane
+            planes = topology.planes
+            topology = topology.model_copy(
+                update={
+                    "endpoints": topology.endpoints // planes,
+                    "leaf_switches": topology.leaf_switches // planes,
+                    "spine_switches": topology.spine_switches // planes,
+                    "core_switches": topology.core_switches // planes,
+                    "cables": [c.model_copy(update={"count": c.count // planes}) for c in topology.cables],
+                }
+            )
+        radix = topology.radix
+        if radix is None:
+            raise NotWirable("a fabric without a switch radix is not wired here")
         cables = {c.tier: c.count for c in topology.cables}
         gbps = topology.cables[0].gbps if topology.cables else 0
         node_leaf = cables.get("node-leaf", 0)
@@ -127,9 +141,9 @@ class Layout:
             smaller = sus == 1 and topology.leaf_switches < topology.rails
             # a fabric smaller than one SU takes only the slots its nodes fill (any
             # fabric-manager ports come after them); a full SU has radix - uplinks slots
-            slots = hosts if smaller or topology.leaf_switches == 1 else topology.radix - leaf_uplinks
+            slots = hosts if smaller or topology.leaf_switches == 1 else radix - leaf_uplinks
             if not topology.spine_switches and not smaller and topology.leaf_switches > 1:
-                slots = topology.radix // 2
+                slots = radix // 2
             return Layout(
                 kind="rail_optimized",
                 hosts=hosts,
@@ -142,7 +156,7 @@ class Layout:
                 leaves=topology.leaf_switches,
                 spines=topology.spine_switches,
                 cores=topology.core_switches,
-                radix=topology.radix,
+                radix=radix,
                 gbps=gbps,
                 manager_cables=node_leaf - topology.endpoints,
                 leaf_uplinks=leaf_uplinks,
@@ -168,7 +182,7 @@ class Layout:
             leaves=topology.leaf_switches,
             spines=topology.spine_switches,
             cores=topology.core_switches,
-            radix=topology.radix,
+            radix=radix,
             gbps=gbps,
             manager_cables=0,
             leaf_uplinks=leaf_uplinks,
