@@ -110,6 +110,7 @@ def physical_build(
     resolved = resolve(platform, floor)
     units = switch_units(switch_model)
     placement = place(layout, resolved, units)
-    media: dict[str, Media] = {str(t): m for t, m in tier_media(layout, placement, resolved).items()}
-    runs: dict[str, float] = {str(t): r for t, r in tier_runs(layout, placement, resolved).items()}
-    return PhysicalBuild(layout, resolved, units, media, runs, tuple(over_reach(layout, placement, resolved)))
+    tier_run = tier_runs(layout, placement, resolved)
+    media: dict[str, Media] = {str(t): m for t, m in tier_media(layout, placement, resolved, tier_run).items()}
+    runs: dict[str, float] = {str(t): r for t, r in tier_run.items()}
+    return PhysicalBuild(layout, resolved, units, media, runs, tuple(over_reach(layout, tier_run)))

@@ -27,7 +27,10 @@ spine runs).
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rules.models import FloorSettings
 from rules.platform import Platform
@@ -73,9 +76,28 @@ class Floor:
         """The cable length between two racks, rounded up to a stock length."""
         if a == b:
             return IN_RACK_M
-        along = abs(a.col - b.col) * self.rack_width_m + abs(a.row - b.row) * self.row_pitch_m
-        raw = (along + 2 * self.riser_m) * (1 + self.slack) + self.service_loop_m
-        return stock_length(raw)
+        return self.run_along(abs(a.col - b.col) * self.rack_width_m + abs(a.row - b.row) * self.row_pitch_m)
+
+    def run_along(self, along: float) -> float:
+        """The cable length for `along` metres of tray between two different racks."""
+        return _run(along, self.riser_m, self.slack, self.service_loop_m)
+
+    def longest_run(self, racks_a: Iterable[Rack], racks_b: Iterable[Rack]) -> float:
+        """The longest run between any rack of one set and any of the other, in time linear
+        in the sets: the largest weighted Manhattan distance is the largest of four
+        sign-combined extremes."""
+        a, b = list(set(racks_a)), list(set(racks_b))
+        if not a or not b:
+            return 0.0
+        w, p = self.rack_width_m, self.row_pitch_m
+        along = max(
+            max(sx * r.col * w + sy * r.row * p for r in a) + max(-sx * r.col * w - sy * r.row * p for r in b)
+            for sx in (1, -1)
+            for sy in (1, -1)
+        )
+        if along <= 1e-9:
+            return IN_RACK_M
+        return self.run_along(along)
 
     def assumptions(self) -> list[str]:
         return [
@@ -93,10 +115,15 @@ class Floor:
 
 def stock_length(metres: float) -> float:
     """The shortest stock cord at least `metres` long (longer runs: whole tens of metres)."""
-    for length in STOCK_LENGTHS_M:
-        if metres <= length:
-            return float(length)
+    i = bisect_left(STOCK_LENGTHS_M, metres)
+    if i < len(STOCK_LENGTHS_M):
+        return float(STOCK_LENGTHS_M[i])
     return float(math.ceil(metres / 10) * 10)
+
+
+@lru_cache(maxsize=65536)
+def _run(along: float, riser: float, slack: float, loop: float) -> float:
+    return stock_length((along + 2 * riser) * (1 + slack) + loop)
 
 
 def resolve(platform: Platform, settings: FloorSettings | None = None) -> Floor:

@@ -478,38 +478,35 @@ def _upper_tiers(
 
 
 def tier_runs(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, float]:
-    """The longest run of each tier, read from the racks rather than from every link: the
-    farthest host rack of each leaf row, every leaf rack to every spine rack, every spine
-    rack to every core rack."""
-    longest: dict[Tier, float] = {t: 0.0 for t in TIERS}
-    leaf_rows: dict[int, set[Rack]] = {}
-    for rack in set(placement.leaf_racks):
-        leaf_rows.setdefault(rack.row, set()).add(rack)
-    host_cols: dict[int, int] = {}
-    for rack in set(placement.host_racks):
-        host_cols[rack.row] = max(host_cols.get(rack.row, 0), rack.col)
-    for row, racks in leaf_rows.items():
-        far = Rack(row, host_cols.get(row, 1))
-        longest["node-leaf"] = max(longest["node-leaf"], *(floor.run_m(r, far) for r in racks))
-    # hosts of a group that runs on into the next row reach back to their leaf rack
-    for host in range(layout.hosts):
-        leaf, _ = _leaf_of(layout, host, 0)
-        if placement.host_racks[host].row != placement.leaf_racks[leaf].row:
-            longest["node-leaf"] = max(
-                longest["node-leaf"], floor.run_m(placement.host_racks[host], placement.leaf_racks[leaf])
-            )
-    spines = set(placement.spine_racks)
-    cores = set(placement.core_racks)
-    for a in set(placement.leaf_racks):
-        for b in spines:
-            longest["leaf-spine"] = max(longest["leaf-spine"], floor.run_m(a, b))
-    for a in spines:
-        for b in cores:
-            longest["spine-core"] = max(longest["spine-core"], floor.run_m(a, b))
-    return longest
+    """The longest run of each tier, read from the racks rather than from every link: each
+    leaf's hosts' racks to its rack, every leaf rack to every spine rack, every spine rack
+    to every core rack (`Floor.longest_run`, linear in the racks)."""
+    hosts_of: dict[Rack, set[Rack]] = {}
+    if layout.kind == "rail_optimized":
+        for su in range(layout.sus):
+            first = su * layout.slots_per_su
+            racks = set(placement.host_racks[first : first + layout.slots_per_su])
+            if placement.manager_rack is not None and su == layout.sus - 1:
+                racks.add(placement.manager_rack)
+            for leaf in range(su * layout.leaves_per_su, (su + 1) * layout.leaves_per_su):
+                hosts_of.setdefault(placement.leaf_racks[leaf], set()).update(racks)
+    else:
+        for leaf in range(layout.leaves):
+            first = (leaf * layout.leaf_down) // layout.ports_per_host
+            last = ((leaf + 1) * layout.leaf_down - 1) // layout.ports_per_host
+            racks = set(placement.host_racks[first : last + 1])
+            hosts_of.setdefault(placement.leaf_racks[leaf], set()).update(racks)
+    node_leaf = max((floor.longest_run([leaf], hosts) for leaf, hosts in hosts_of.items()), default=0.0)
+    return {
+        "node-leaf": node_leaf,
+        "leaf-spine": floor.longest_run(placement.leaf_racks, placement.spine_racks),
+        "spine-core": floor.longest_run(placement.spine_racks, placement.core_racks),
+    }
 
 
-def tier_media(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, Media]:
+def tier_media(
+    layout: Layout, placement: Placement, floor: Floor, runs: dict[Tier, float] | None = None
+) -> dict[Tier, Media]:
     """One medium per tier, the one that reaches the tier's longest run.
 
     A twin-port switch cage takes one module for both its links, and one part per tier
@@ -517,7 +514,7 @@ def tier_media(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier,
     its medium (lengths still differ link by link). A run past the longest reach of any
     part (a hall too large for one building's fibre plant) takes the longest-reach part,
     and the design says so (`over_reach`)."""
-    runs = tier_runs(layout, placement, floor)
+    runs = runs if runs is not None else tier_runs(layout, placement, floor)
     limit = XDR_DR_REACH_M if layout.gbps > 400 else FR_REACH_M
     return {
         tier: media_for(
@@ -527,13 +524,13 @@ def tier_media(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier,
     }
 
 
-def over_reach(layout: Layout, placement: Placement, floor: Floor) -> list[str]:
+def over_reach(layout: Layout, runs: dict[Tier, float]) -> list[str]:
     """Sentences for tiers whose longest run is past every part's reach."""
     limit = XDR_DR_REACH_M if layout.gbps > 400 else FR_REACH_M
     return [
         f"The longest {tier} run on this floor is {run:,.0f} m, past the {limit:,.0f} m of any {layout.gbps}G optic: "
         "split the hall (or the fabric) so every run is within reach."
-        for tier, run in tier_runs(layout, placement, floor).items()
+        for tier, run in runs.items()
         if run > limit
     ]
 
