@@ -20,7 +20,7 @@ from advisor.models import AskRequest
 from advisor.render import bom as bom_render
 from advisor.render import terminal
 from core.settings import settings
-from rules.models import Preference, Workload, WorkloadProfile
+from rules.models import FloorSettings, Preference, Recommendation, Workload, WorkloadProfile
 
 app = typer.Typer(
     help="Fabric Advisor: how to network a GPU cluster, explained.",
@@ -87,6 +87,17 @@ def recommend(
     bom_csv: Annotated[
         Path | None, typer.Option("--bom-csv", help="Write the bill of materials to this CSV file.", metavar="FILE")
     ] = None,
+    cabling_csv: Annotated[
+        Path | None,
+        typer.Option("--cabling-csv", help="Write the compute fabric's cabling plan to this CSV file.", metavar="FILE"),
+    ] = None,
+    servers_per_rack: Annotated[
+        int | None, typer.Option("--servers-per-rack", help="Servers per compute rack (default: the RA's).")
+    ] = None,
+    rack_kw: Annotated[float | None, typer.Option("--rack-kw", help="Power a compute rack takes, kW.")] = None,
+    racks_per_row: Annotated[
+        int | None, typer.Option("--racks-per-row", help="Racks per row, its leaf network rack included.")
+    ] = None,
 ) -> None:
     """Recommend a fabric, topology, ports, switches and cost for a workload."""
     from advisor import recommendations  # the rules engine: rule-engine's parser takes ~1 s to import
@@ -111,11 +122,14 @@ def recommend(
                 moe=moe,
                 active_params_b=active_params_b,
                 tokens_per_step=tokens_per_step,
+                floor=_floor(servers_per_rack, rack_kw, racks_per_row),
             )
         )
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
     rec = recommendations.recommend(profile)
+    if cabling_csv is not None:
+        _write_cabling(rec, cabling_csv)
     if bom_csv is not None:
         try:
             bom_csv.write_text(bom_render.bom_csv(rec), encoding="utf-8", newline="")
@@ -129,6 +143,30 @@ def recommend(
         terminal.print_view(terminal.bom_view(rec), out)
     if bom_csv is not None:
         out.print(f"Bill of materials written to {bom_csv} ({len(rec.bill_of_materials)} lines).", markup=False)
+    if cabling_csv is not None:
+        out.print(f"Cabling plan written to {cabling_csv}.", markup=False)
+
+
+def _floor(servers_per_rack: int | None, rack_kw: float | None, racks_per_row: int | None) -> FloorSettings | None:
+    """The profile's floor from the CLI's flags, None when none is given."""
+    if servers_per_rack is None and rack_kw is None and racks_per_row is None:
+        return None
+    return FloorSettings(servers_per_rack=servers_per_rack, rack_kw=rack_kw, racks_per_row=racks_per_row)
+
+
+def _write_cabling(rec: Recommendation, path: Path) -> None:
+    """--cabling-csv: the compute fabric's cabling plan, streamed to the file."""
+    from advisor.render.cabling import NO_FABRIC, cabling_build, cabling_csv  # with the rules engine
+
+    build = cabling_build(rec)
+    if build is None:
+        raise UserError(f"--cabling-csv: this design {NO_FABRIC}.")
+    try:
+        with path.open("w", encoding="utf-8", newline="") as f:
+            for chunk in cabling_csv(build):
+                f.write(chunk)
+    except OSError as exc:
+        raise UserError(f"--cabling-csv: cannot write {path}: {exc.strerror or exc}") from None
 
 
 @app.command()

@@ -27,6 +27,7 @@ from rules.models import (
     TopologyKind,
     WorkloadProfile,
 )
+from rules.physical.build import physical_build, twin_cages
 from rules.platform import Platform, platform_for
 from rules.pricing import INFERENCE_PORTS_PER_SERVER
 from rules.rulebook import Fired, decisions, evaluate
@@ -122,12 +123,15 @@ def design(
         switch_model = None
     else:
         topology, switch, _ = _size(kind, technology, link_gbps, facts, profile)
+        if _twin_planes(technology, link_gbps, topology, profile):
+            topology, switch = _twin_plane_fabric(profile.node_count or 1, facts["compute_ports_per_node"])
         if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
             _rack_units(topology, facts)
         nic = None if platform.assumed else platform.compute_nic
         fabric = Fabric(
             technology=technology,
-            name=fabric_name(technology, link_gbps),
+            name=fabric_name(technology, link_gbps)
+            + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else ""),
             link_gbps=link_gbps,
             switch_model=switch.name,
             switch_radix=topology.radix,
@@ -150,8 +154,20 @@ def design(
             fabric_ports=fabric_ports(facts),
             edge_ports=_edge_ports(facts) // max(1, facts["node_count"]),
         ),
+        profile.floor,
     )
     cost = pricing.with_budget(cost, profile.budget_usd)
+    if switch_model and topology.total_switches:
+        built = physical_build(
+            topology.model_dump_json(),
+            profile.gpu_model,
+            _edge_ports(facts) // max(1, facts["node_count"]),
+            twin_cages(profile.gpu_model, facts["needs_compute_fabric"]),
+            switch_model,
+            profile.floor,
+        )
+        if built is not None:
+            topology.notes.extend(built.notes())
     allreduce, step = _allreduce(technology, link_gbps, topology, job) if job else (None, None)
     return Candidate(
         family=family,
@@ -170,6 +186,63 @@ def design(
 
 
 RACKS_PER_SU = 8  # NVIDIA DGX SuperPOD GB200 RA: a scalable unit is 8 DGX GB200 racks (576 GPUs)
+
+
+PLANE_GBPS = 400  # NVIDIA DGX SuperPOD B300 (Spectrum-X) RA: each GPU 2 x 400GbE, one per plane
+PLANE_NODES_PER_SU = 64  # same RA, Table 3: 64 nodes per SU, each group rail-aligned
+PLANE_SOURCE = "NVIDIA DGX SuperPOD B300 reference architecture (Spectrum-X compute fabric, Table 3)"
+
+
+def _twin_planes(technology: Technology, link_gbps: int, topology: Topology, profile: WorkloadProfile) -> bool:
+    """NVIDIA's Spectrum-X design for ConnectX-8 servers: 800GbE per GPU as two 400GbE
+    planes (twin-planar), each its own rail-optimized two-tier fabric of SN5600s."""
+    server = catalogue.server_for(profile.gpu_model)
+    return (
+        technology == Technology.rocev2
+        and link_gbps == 2 * PLANE_GBPS
+        and topology.kind == TopologyKind.rail_optimized
+        and server is not None
+        and server.compute_nic == "ConnectX-8"
+    )
+
+
+def _twin_plane_fabric(nodes: int, rails: int) -> tuple[Topology, catalogue.Switch]:
+    """Two identical 400GbE planes of SUs of 64 nodes (B300 Spectrum-X RA, Table 3: 1 SU =
+    16 leaf / 8 spine, 8 SU = 128 / 64, 16 SU = 256 / 128, two tiers throughout); counts
+    and cables are for both planes. Each 800G NIC port splits into 2 x 400G, one per plane."""
+    switch = catalogue.switch_for(str(Technology.rocev2), PLANE_GBPS)
+    plane = sizing.size_rail_optimized(
+        nodes=nodes,
+        rails=rails,
+        radix=switch.radix_at(PLANE_GBPS),
+        link_gbps=PLANE_GBPS,
+        nodes_per_su=PLANE_NODES_PER_SU,
+        reserved_endpoints=0,
+    )
+    twice = plane.model_copy(
+        update={
+            "planes": 2,
+            "endpoints": 2 * plane.endpoints,
+            "leaf_switches": 2 * plane.leaf_switches,
+            "spine_switches": 2 * plane.spine_switches,
+            "core_switches": 2 * plane.core_switches,
+            "cables": [c.model_copy(update={"count": 2 * c.count}) for c in plane.cables],
+            "bisection_gbps": 2 * plane.bisection_gbps,
+            "notes": [
+                f"Twin planes ({PLANE_SOURCE}): each GPU's 800GbE ConnectX-8 port runs as 2 x 400GbE, one link "
+                f"into each of two identical, disjoint fabrics; each plane is the rail-optimized fabric below "
+                f"({plane.leaf_switches} leaf / {plane.spine_switches} spine"
+                + (f" / {plane.core_switches} core" if plane.core_switches else "")
+                + f", {plane.tiers} tiers, {switch.name} at {PLANE_GBPS}G with {switch.radix_at(PLANE_GBPS)} ports); "
+                "the counts given are for both planes.",
+                "What a failure costs: a switch, transceiver or cable failure takes one plane's link from the GPUs "
+                "behind it; they continue on the other plane at half their bandwidth and the job keeps running "
+                f"rather than aborting ({PLANE_SOURCE}).",
+                *plane.notes,
+            ],
+        }
+    )
+    return twice, switch
 
 
 def _rack_units(topology: Topology, facts: dict[str, Any]) -> None:
@@ -337,4 +410,6 @@ def _allreduce(
     technology: Technology, link_gbps: int, topology: Topology, job: traffic.Traffic
 ) -> tuple[sizing.AllReduceEstimate, StepEstimate]:
     """The job's gradient all-reduce and step on this fabric (traffic model: rules/traffic.py)."""
-    return traffic.on_fabric(job, technology, link_gbps, topology.bisection_gbps, topology.endpoints)
+    return traffic.on_fabric(
+        job, technology, link_gbps, topology.bisection_gbps, topology.endpoints // max(1, topology.planes)
+    )

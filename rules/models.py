@@ -199,6 +199,29 @@ class ProfileDraft(_Model):
         return needed
 
 
+class FloorSettings(BaseModel):
+    """The hall a design is cabled in (the `floor` object of a profile; CLI --servers-per-rack,
+    --rack-kw, --racks-per-row). Unset fields take the platform's reference-architecture
+    figures; rules/physical/floor.py states every assumption of the floor model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    servers_per_rack: int | None = Field(
+        default=None, ge=1, le=64, description="Servers per compute rack (NVL72: always one system).", examples=[4]
+    )
+    rack_kw: float | None = Field(
+        default=None, gt=0, le=500, description="Power a compute rack can take, kW.", examples=[45.0]
+    )
+    racks_per_row: int | None = Field(
+        default=None,
+        ge=2,
+        le=200,
+        description="Racks in a row, its leaf network rack included (default: two scalable units and their "
+        "leaf rack where that is at most 25 racks, else one).",
+        examples=[17],
+    )
+
+
 class WorkloadProfile(ProfileDraft):
     """A workload complete enough to size: the input of the rules engine.
 
@@ -220,6 +243,12 @@ class WorkloadProfile(ProfileDraft):
     message_gb: float | None = _field("message_gb", gt=0, le=100_000)
     active_params_b: float | None = _field("active_params_b", gt=0, le=1_000_000)
     tokens_per_step: int | None = _field("tokens_per_step", ge=1, le=10**10)
+    floor: FloorSettings | None = Field(
+        default=None,
+        description="The hall the design is cabled in: servers per rack, rack power, racks per row. Decides "
+        "each link's length and so its medium (copper, multimode, single-mode).",
+        examples=[{"servers_per_rack": 4, "racks_per_row": 17}],
+    )
 
     @property
     def resolved(self) -> bool:
@@ -322,6 +351,14 @@ class Topology(_Model):
     endpoints: int = Field(ge=0, description="Ports attached to the fabric at the edge.", examples=[1016])
     radix: int | None = Field(default=None, description="Switch radix used for sizing.", examples=[64])
     rails: int = Field(default=1, ge=1, description="Rails (1 unless rail-optimized).", examples=[8])
+    planes: int = Field(
+        default=1,
+        ge=1,
+        le=8,
+        description="Identical, disjoint fabrics every GPU joins (2 in NVIDIA's Spectrum-X twin-plane design); "
+        "switch, endpoint and cable counts are for all planes together.",
+        examples=[1],
+    )
     oversubscription: float = Field(default=1.0, ge=1.0, description="Leaf down:up ratio.", examples=[1.0])
     leaf_switches: int = Field(ge=0, description="Leaf (edge) switches.", examples=[32])
     spine_switches: int = Field(ge=0, description="Spine switches.", examples=[16])

@@ -17,7 +17,19 @@ from typing import NamedTuple
 from knowledge import catalogue
 from knowledge.pricebook import price_book
 from rules import sizing
-from rules.models import BomLine, CableTier, Cost, Port, PortRole, Technology, Topology, TopologyKind, WorkloadProfile
+from rules.models import (
+    BomLine,
+    CableTier,
+    Cost,
+    FloorSettings,
+    Port,
+    PortRole,
+    Technology,
+    Topology,
+    TopologyKind,
+    WorkloadProfile,
+)
+from rules.physical.build import physical_build
 from rules.sizing.bom import price_line
 
 INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
@@ -184,13 +196,23 @@ def _oob_lines(nodes: int, ports: int, switches: int) -> tuple[BomLine, ...]:
 
 @cache
 def _compute_lines(
-    switch_model: str, topology_json: str, gpu_model: str | None, nodes: int, edge_ports: int, compute_fabric: bool
+    switch_model: str,
+    topology_json: str,
+    gpu_model: str | None,
+    nodes: int,
+    edge_ports: int,
+    compute_fabric: bool,
+    floor: FloorSettings | None = None,
 ) -> tuple[BomLine, ...]:
-    """The compute fabric's lines, remembered per design: a pure function of the counts."""
+    """The compute fabric's lines, remembered per design: a pure function of the counts.
+    Each tier's medium comes from the physical build on the floor (rules/physical), the
+    same one the cabling plan lists."""
     topology = Topology.model_validate_json(topology_json)
     link_gbps = topology.cables[0].gbps if topology.cables else 0
     server = _compute_server_side(gpu_model, nodes, edge_ports, compute_fabric, link_gbps)
-    return tuple(sizing.fabric_lines("compute", topology, sizing.SwitchPart(switch_model), server, price_book()))
+    built = physical_build(topology_json, gpu_model, edge_ports, server.twin_port, switch_model, floor)
+    media = built.media if built else None
+    return tuple(sizing.fabric_lines("compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media))
 
 
 def bill_of_materials(
@@ -208,6 +230,7 @@ def bill_of_materials(
             profile.node_count or 1,
             layout.edge_ports,
             layout.compute_fabric,
+            profile.floor,
         )
     if not layout.multi_node:
         # one server joins the site's networks; one rack-scale system (an NVL72 rack of
@@ -262,6 +285,7 @@ def priced(
     gpus_per_node: int,
     gpus: int,
     layout: ServerLayout,
+    floor: FloorSettings | None = None,
 ) -> tuple[tuple[BomLine, ...], Cost]:
     """A design's bill of materials and its cost before any budget: a pure function of
     the design's counts, remembered so a profile asked again costs nothing to price."""
@@ -271,6 +295,7 @@ def priced(
         node_count=nodes,
         gpus_per_node=gpus_per_node,
         gpu_model=gpu_model,
+        floor=floor,
     )
     topology = Topology.model_validate_json(topology_json)
     lines = bill_of_materials(technology, topology, switch_model, profile, layout)

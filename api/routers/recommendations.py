@@ -1,5 +1,6 @@
 """Recommendations: create one from a workload profile, fetch it by its shareable id,
-draw its topology as SVG, export its bill of materials as CSV, print it as a report.
+draw its topology as SVG, export its bill of materials or its cabling plan as CSV, print
+it as a report.
 """
 
 from __future__ import annotations
@@ -8,9 +9,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Path, Response
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
 from advisor.render.bom import bom_csv
+from advisor.render.cabling import NO_FABRIC, cabling_build, cabling_csv
 from advisor.render.report import report_html
 from advisor.render.svg import topology_svg
 from api.deps import Service
@@ -150,6 +153,31 @@ async def get_bom_csv(rec_id: RecId, service: Service) -> CSVResponse:
     return CSVResponse(
         bom_csv(_stored(service, rec_id)),
         headers={"Content-Disposition": f'attachment; filename="{rec_id}-bom.csv"'},
+    )
+
+
+@router.get(
+    "/{rec_id}/cabling.csv",
+    summary="Cabling plan of a recommendation, as CSV",
+    response_class=StreamingResponse,
+    responses=_non_json(
+        "text/csv",
+        "One row per compute-fabric cable: from device and port, to device and port, tier, plane, medium, "
+        "the part at each end, the cable's part and its length in metres. Streamed.",
+    ),
+)
+async def get_cabling_csv(rec_id: RecId, service: Service) -> StreamingResponse:
+    """Every cable of the compute fabric as the installer pulls it, with the same parts the
+    bill of materials prices (its optics and cable lines are these rows' totals). The
+    lengths come from the floor model (the profile's `floor`, or the reference
+    architecture's racks and rows)."""
+    build = cabling_build(_stored(service, rec_id))
+    if build is None:
+        raise HTTPException(404, detail=f"Recommendation {rec_id!r} {NO_FABRIC}.")
+    return StreamingResponse(
+        cabling_csv(build),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{rec_id}-cabling.csv"'},
     )
 
 

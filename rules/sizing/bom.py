@@ -23,10 +23,12 @@ DAC (a twin-port DAC carries two 400G links); XDR has no DAC (NVIDIA LinkX XDR l
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from knowledge.pricebook import Price, PriceBook
 from rules.models import BomLine, NetworkFabric, Topology
+from rules.physical.media import Media
 
 #: Cable tiers whose both ends are switches.
 SWITCH_TIERS = ("leaf-spine", "spine-core", "group-global")
@@ -110,16 +112,38 @@ def link_parts(links: int, gbps: int, in_rack: bool, node_end: str | None) -> li
     return parts
 
 
+def media_parts(tier: str, links: int, media: Media) -> list[tuple[str, int, str]]:
+    """The parts of `links` links of one tier in one medium, as (price key, quantity, note):
+    ceil(links / links per part) of each part (a twin-port module or DAC carries two)."""
+    if links <= 0:
+        return []
+    ends = {"a": "server end" if tier == "node-leaf" else "lower switch end", "b": "switch end", "cable": "cable"}
+    return [
+        (
+            part.key,
+            math.ceil(links / part.links),
+            f"{links:,} {media.kind} link(s), every run within its {media.reach_m:g} m reach: {ends[part.end]}"
+            + (f", {part.links} links per part" if part.links > 1 else ""),
+        )
+        for part in media.parts
+    ]
+
+
 def fabric_lines(
     fabric: NetworkFabric,
     topology: Topology,
     switch: SwitchPart,
     server: ServerSide,
     book: PriceBook,
+    media: Mapping[str, Media] | None = None,
 ) -> list[BomLine]:
     """The priced parts of one fabric: its switches (leaf + spine + core), the NICs the
     servers bring (included at $0 when they ship with them), the cables, optics and fibre
-    of every cable tier by reach, and the spares."""
+    of every cable tier by reach, and the spares.
+
+    `media` gives each tier's medium from the floor model (rules/physical: the tier's
+    longest run picks it); a tier without one falls back to the rack rule below (copper
+    inside one rack, optical between racks)."""
     if topology.total_switches == 0:
         return []
     assumptions = book.assumptions
@@ -143,7 +167,12 @@ def fabric_lines(
     for tier in topology.cables:
         node_end = None if tier.tier in SWITCH_TIERS else ("twin" if server.twin_port else "single")
         in_rack = switches_in_one_rack if node_end is None else servers_in_one_rack
-        for key, quantity, note in link_parts(tier.count, tier.gbps, in_rack, node_end):
+        tier_parts = (
+            media_parts(tier.tier, tier.count, media[tier.tier])
+            if media and tier.tier in media
+            else link_parts(tier.count, tier.gbps, in_rack, node_end)
+        )
+        for key, quantity, note in tier_parts:
             before, notes = parts.get(key, (0, []))
             parts[key] = (before + quantity, [*notes, f"{tier.tier}: {note}"])
     if server.nic_model and server.ports_per_node:

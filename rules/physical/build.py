@@ -1,0 +1,116 @@
+"""The physical build of one sized fabric: its layout on the resolved floor, the inputs
+the bill of materials and the cabling plan share so they cannot disagree.
+
+    built = physical_build(topology, "H100", nodes=2048, edge_ports=8, twin_port=True,
+                           switch_model="QM9700", floor=None)
+    built.media        # each tier's medium (what the BOM prices)
+    built.links()      # every cable, streamed (what the cabling plan lists)
+    built.graph()      # the networkx graph (what the checks run on)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+import networkx as nx
+
+from knowledge import catalogue
+from knowledge.pricebook import price_book
+from rules.models import FloorSettings, Topology
+from rules.physical.floor import Floor, resolve
+from rules.physical.graph import (
+    Layout,
+    Link,
+    NotWirable,
+    build_graph,
+    links,
+    over_reach,
+    place,
+    tier_media,
+    tier_runs,
+)
+from rules.physical.media import REACH_SOURCE, Media
+from rules.platform import platform_for
+
+_TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
+
+
+@dataclass(frozen=True)
+class PhysicalBuild:
+    layout: Layout
+    floor: Floor
+    switch_units: float
+    media: dict[str, Media]
+    runs: dict[str, float]
+    warnings: tuple[str, ...] = ()
+
+    def links(self) -> Iterator[Link]:
+        return links(self.layout, self.floor, self.switch_units)
+
+    def graph(self) -> nx.MultiGraph[str]:
+        return build_graph(self.layout, self.floor, self.switch_units)
+
+    def assumptions(self) -> list[str]:
+        return self.floor.assumptions()
+
+    def notes(self) -> list[str]:
+        """What the design says about its floor and media, in sentences."""
+        tiers = [t for t in ("node-leaf", "leaf-spine", "spine-core") if self.runs.get(t)]
+        media = "; ".join(
+            f"{t} {self.media[t].kind} (longest run {self.runs[t]:g} m, reach {self.media[t].reach_m:g} m)"
+            for t in tiers
+        )
+        return [
+            f"Floor: {' '.join(self.assumptions())}",
+            f"Media by reach ({REACH_SOURCE}): {media}; one part per tier, picked by the tier's longest run, so "
+            "both links of a twin-port cage and every spare match.",
+            *self.warnings,
+        ]
+
+
+def twin_cages(gpu_model: str | None, compute_fabric: bool) -> bool:
+    """Whether the servers' compute cages take twin-port modules (DGX H100/H200/B200), as
+    the bill of materials reads the catalogue's connector text."""
+    server = catalogue.server_for(gpu_model)
+    return bool(compute_fabric and server and server.compute_nic and _TWIN_CAGES.search(server.compute_connector))
+
+
+def switch_units(switch_model: str | None) -> float:
+    """Rack units of a switch (the price book's figure), 1 when unknown."""
+    book = price_book()
+    key = f"switch/{switch_model}"
+    return float(book.price(key).rack_units or 1) if switch_model and book.has(key) else 1.0
+
+
+def switch_model_named(name: str | None) -> str | None:
+    """The catalogue model of a switch from the name a recommendation shows."""
+    return next((s.model for s in catalogue.switches() if name in (s.name, s.model)), None) if name else None
+
+
+@cache
+def physical_build(
+    topology_json: str,
+    gpu_model: str | None,
+    edge_ports: int,
+    twin_port: bool,
+    switch_model: str | None,
+    floor: FloorSettings | None,
+) -> PhysicalBuild | None:
+    """The fabric's layout, floor and tier media; None for a fabric not wired port by port
+    (Dragonfly+, a single server). Remembered per design, like its price."""
+    topology = Topology.model_validate_json(topology_json)
+    platform = platform_for(gpu_model)
+    try:
+        layout = Layout.of(topology, platform, ports_per_node=edge_ports or None, twin_port=twin_port)
+    except NotWirable:
+        return None
+    resolved = resolve(platform, floor)
+    units = switch_units(switch_model)
+    placement = place(layout, resolved, units)
+    tier_run = tier_runs(layout, placement, resolved)
+    media: dict[str, Media] = {str(t): m for t, m in tier_media(layout, placement, resolved, tier_run).items()}
+    runs: dict[str, float] = {str(t): r for t, r in tier_run.items()}
+    return PhysicalBuild(layout, resolved, units, media, runs, tuple(over_reach(layout, tier_run)))

@@ -1,0 +1,581 @@
+"""A design as a network you could cable: devices with ports, links with media and length.
+
+The sizing formulas (rules/sizing/fabric.py) say how many leaves, spines and cores a
+fabric needs. This module takes those counts as the design's claim and wires the fabric
+port by port, the way an installer would: rail r of every node of scalable unit s to
+leaf (s, r); each leaf's uplinks spread in turn over the spines of its group (two tiers)
+or its pod (three tiers, pods of radix/2 leaves); spine j of every pod to core plane j.
+It never calls the count formulas: what the graph holds is read back from it (switches,
+cables per tier, bisection by max-flow) and checked (rules/physical/checks.py), so a
+count that cannot be wired shows up as a port used twice or a switch over its radix.
+
+    layout = Layout.of(topology, platform)
+    links = wire(layout, place(layout, floor))   # a generator: the cabling plan streams it
+    graph = build_graph(layout, floor)           # networkx MultiGraph of the same links
+
+Wiring rules (NVIDIA DGX SuperPOD reference architectures, "Compute fabric"): each SU is
+rail-aligned, rail r of its nodes on its leaf r, so same-rail traffic is one hop; a
+fabric manager (UFM) in a free node slot takes up to four leaf ports (H100 RA: 31 x 8 +
+4 = 252 cables per SU); every leaf has as many ports up as down.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+import networkx as nx
+
+from rules.models import Topology, TopologyKind
+from rules.physical.floor import Floor, Rack
+from rules.physical.media import FR_REACH_M, XDR_DR_REACH_M, Media, media_for
+from rules.platform import Platform
+
+Tier = Literal["node-leaf", "leaf-spine", "spine-core"]
+TIERS: tuple[Tier, ...] = ("node-leaf", "leaf-spine", "spine-core")
+
+
+class NotWirable(ValueError):
+    """The design's counts cannot be wired (or its kind is not wired here)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One cable: from a device's port to another device's port, in one tier and plane."""
+
+    tier: Tier
+    a: str
+    a_port: int
+    b: str
+    b_port: int
+    gbps: int
+    plane: int
+    length_m: float
+    media: Media
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The counts a design states, as the wiring reads them (one plane)."""
+
+    kind: Literal["rail_optimized", "fat_tree"]
+    hosts: int
+    ports_per_host: int
+    host_name: str
+    hosts_per_system: int  # compute trays per rack-scale system (18 on NVL72), else 1
+    sus: int
+    slots_per_su: int
+    rails: int
+    leaves: int
+    spines: int
+    cores: int
+    radix: int
+    gbps: int
+    manager_cables: int
+    leaf_uplinks: int
+    planes: int = 1
+    twin_port_hosts: bool = False
+
+    @property
+    def tiers(self) -> int:
+        return 3 if self.cores else 2 if self.spines else 1
+
+    @property
+    def endpoints(self) -> int:
+        return self.hosts * self.ports_per_host
+
+    @property
+    def leaves_per_su(self) -> int:
+        return self.leaves // self.sus
+
+    @property
+    def rails_per_leaf(self) -> int:
+        return math.ceil(self.rails / self.leaves_per_su)
+
+    @property
+    def leaf_down(self) -> int:
+        return self.radix - self.leaf_uplinks
+
+    @staticmethod
+    def of(
+        topology: Topology,
+        platform: Platform,
+        planes: int = 1,
+        ports_per_node: int | None = None,
+        twin_port: bool | None = None,
+    ) -> Layout:
+        """The layout of a sized topology for a platform's hosts (one plane's counts).
+
+        `ports_per_node`: the ports each node (server, or NVL72 rack) puts on this fabric
+        when they are not its compute ports (an inference fabric's serving ports);
+        `twin_port`: whether those ports sit in twin-port cages (default: the platform's
+        compute cages)."""
+        if topology.kind not in (TopologyKind.rail_optimized, TopologyKind.fat_tree) or not topology.radix:
+            raise NotWirable(f"{topology.kind} fabrics are not wired port by port here")
+        if topology.planes > 1:  # the counts are for every plane: wire one, repeat it per plane
+            planes = topology.planes
+            topology = topology.model_copy(
+                update={
+                    "endpoints": topology.endpoints // planes,
+                    "leaf_switches": topology.leaf_switches // planes,
+                    "spine_switches": topology.spine_switches // planes,
+                    "core_switches": topology.core_switches // planes,
+                    "cables": [c.model_copy(update={"count": c.count // planes}) for c in topology.cables],
+                }
+            )
+        radix = topology.radix
+        if radix is None:
+            raise NotWirable("a fabric without a switch radix is not wired here")
+        cables = {c.tier: c.count for c in topology.cables}
+        gbps = topology.cables[0].gbps if topology.cables else 0
+        node_leaf = cables.get("node-leaf", 0)
+        leaf_uplinks = cables.get("leaf-spine", 0) // max(1, topology.leaf_switches)
+        trays = platform.node_gpus // platform.gpus_per_host if platform.rack_scale else 1
+        twin = "two 400 Gb/s ports each" in platform.compute_connector if twin_port is None else twin_port
+        if topology.kind == TopologyKind.rail_optimized:
+            hosts = topology.endpoints // topology.rails
+            sus = topology.scalable_units or 1
+            smaller = sus == 1 and topology.leaf_switches < topology.rails
+            # a fabric smaller than one SU takes only the slots its nodes fill (any
+            # fabric-manager ports come after them); a full SU has radix - uplinks slots
+            slots = hosts if smaller or topology.leaf_switches == 1 else radix - leaf_uplinks
+            if not topology.spine_switches and not smaller and topology.leaf_switches > 1:
+                slots = radix // 2
+            return Layout(
+                kind="rail_optimized",
+                hosts=hosts,
+                ports_per_host=topology.rails,
+                host_name=platform.server,
+                hosts_per_system=1,
+                sus=sus,
+                slots_per_su=slots,
+                rails=topology.rails,
+                leaves=topology.leaf_switches,
+                spines=topology.spine_switches,
+                cores=topology.core_switches,
+                radix=radix,
+                gbps=gbps,
+                manager_cables=node_leaf - topology.endpoints,
+                leaf_uplinks=leaf_uplinks,
+                planes=planes,
+                twin_port_hosts=twin,
+            )
+        per_node = ports_per_node or (platform.network("compute").ports or 1) * trays
+        if per_node % trays:
+            trays = 1
+        per_host = max(1, per_node // trays)
+        hosts = max(1, topology.endpoints // per_host)
+        if topology.endpoints % per_host:
+            per_host, hosts, trays = 1, topology.endpoints, 1
+        return Layout(
+            kind="fat_tree",
+            hosts=hosts,
+            ports_per_host=per_host,
+            host_name=f"{platform.server} tray" if platform.rack_scale else platform.server,
+            hosts_per_system=trays,
+            sus=1,
+            slots_per_su=hosts,
+            rails=1,
+            leaves=topology.leaf_switches,
+            spines=topology.spine_switches,
+            cores=topology.core_switches,
+            radix=radix,
+            gbps=gbps,
+            manager_cables=0,
+            leaf_uplinks=leaf_uplinks,
+            planes=planes,
+            twin_port_hosts=twin,
+        )
+
+
+# ------------------------------------------------------------------------------ names
+
+
+def host_name(layout: Layout, host: int) -> str:
+    if layout.kind == "rail_optimized":
+        su, slot = divmod(host, layout.slots_per_su)
+        return f"su{su + 1:03d}-node{slot + 1:02d}"
+    if layout.hosts_per_system > 1:
+        system, tray = divmod(host, layout.hosts_per_system)
+        return f"rack{system + 1:03d}-tray{tray + 1:02d}"
+    return f"node{host + 1:05d}"
+
+
+def leaf_name(layout: Layout, leaf: int, plane: int = 0) -> str:
+    p = f"p{plane + 1}-" if layout.planes > 1 else ""
+    if layout.kind == "rail_optimized":
+        su, i = divmod(leaf, layout.leaves_per_su)
+        return f"{p}su{su + 1:03d}-leaf{i + 1:02d}"
+    return f"{p}leaf{leaf + 1:04d}"
+
+
+def spine_name(layout: Layout, spine: int, plane: int = 0) -> str:
+    p = f"p{plane + 1}-" if layout.planes > 1 else ""
+    return f"{p}spine{spine + 1:04d}"
+
+
+def core_name(layout: Layout, core: int, plane: int = 0) -> str:
+    p = f"p{plane + 1}-" if layout.planes > 1 else ""
+    return f"{p}core{core + 1:04d}"
+
+
+MANAGER = "ufm"
+
+
+# -------------------------------------------------------------------------- placement
+
+
+@dataclass
+class Placement:
+    """Where every device stands: a rack for each host, leaf, spine and core."""
+
+    host_racks: list[Rack]
+    leaf_racks: list[Rack]
+    spine_racks: list[Rack]
+    core_racks: list[Rack]
+    manager_rack: Rack | None
+    rows: int
+    racks_per_row: int
+    notes: list[str] = field(default_factory=list)
+
+
+def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
+    """Racks on the floor (TIA-942 terms): groups of hosts (an SU, or one rack of hosts)
+    fill rows after each row's leaf network rack(s) (the equipment distribution areas);
+    spines in network rows in the middle of the hall (horizontal distribution area);
+    cores in the main distribution area past the last row. Where every switch fits one
+    network rack they all stand in the first row's network rack."""
+    per_rack = floor.servers_per_rack * layout.hosts_per_system
+    group_hosts = layout.slots_per_su if layout.kind == "rail_optimized" else per_rack
+    group_racks = math.ceil(group_hosts / per_rack)
+    racks_per_row = floor.racks_per_row or _default_racks_per_row(group_racks)
+    compute_cols = racks_per_row - 1  # column 0 is the row's leaf network rack
+    groups = math.ceil(layout.hosts / group_hosts)
+    row, col = 0, 1
+    group_start: list[Rack] = []
+    for _ in range(groups):
+        if col > 1 and col - 1 + group_racks > compute_cols:
+            row, col = row + 1, 1
+        group_start.append(Rack(row, col))
+        col += group_racks
+        while col > compute_cols + 1:  # a group longer than a row continues on the next
+            row, col = row + 1, col - compute_cols
+    rows = row + 1
+    per_net_rack = max(1, int(floor.network_rack_units // max(switch_units, 1)))
+    one_rack = (layout.leaves + layout.spines + layout.cores) <= per_net_rack
+    spine_rows = (
+        0 if one_rack or not layout.spines else math.ceil(math.ceil(layout.spines / per_net_rack) / racks_per_row)
+    )
+    middle = rows // 2
+
+    def shifted(r: int) -> int:
+        return r + spine_rows if r >= middle else r
+
+    def host_rack(host: int) -> Rack:
+        group, offset = divmod(host, group_hosts)
+        start = group_start[group]
+        linear = (start.col - 1) + offset // per_rack
+        return Rack(shifted(start.row + linear // compute_cols), 1 + linear % compute_cols)
+
+    host_racks = [host_rack(h) for h in range(layout.hosts)]
+    manager_rack = None
+    if layout.manager_cables:
+        manager_rack = host_rack(min(layout.hosts, layout.sus * layout.slots_per_su - 1))
+    if one_rack:
+        first = Rack(host_racks[0].row, 0)
+        return Placement(
+            host_racks,
+            [first] * layout.leaves,
+            [first] * layout.spines,
+            [first] * layout.cores,
+            manager_rack,
+            rows,
+            racks_per_row,
+        )
+    # leaves: in the network rack(s) at the head of the row where their hosts start
+    in_row: dict[int, int] = {}
+    leaf_racks = []
+    for leaf in range(layout.leaves):
+        if layout.kind == "rail_optimized":
+            first_host = (leaf // layout.leaves_per_su) * layout.slots_per_su
+        else:
+            first_host = (leaf * layout.leaf_down) // layout.ports_per_host
+        r = host_racks[min(first_host, layout.hosts - 1)].row
+        n = in_row.get(r, 0)
+        in_row[r] = n + 1
+        leaf_racks.append(Rack(r, -(n // per_net_rack)))
+
+    def network_rows(count: int, first_row: int) -> list[Rack]:
+        racks = []
+        for i in range(count):
+            rack = i // per_net_rack
+            racks.append(Rack(first_row + rack // racks_per_row, rack % racks_per_row))
+        return racks
+
+    spine_racks = network_rows(layout.spines, middle)
+    last_row = rows + spine_rows - 1
+    core_racks = network_rows(layout.cores, last_row + 2)  # one aisle past the last row
+    total_rows = (
+        rows
+        + spine_rows
+        + (math.ceil(math.ceil(layout.cores / per_net_rack) / racks_per_row) + 1 if layout.cores else 0)
+    )
+    return Placement(host_racks, leaf_racks, spine_racks, core_racks, manager_rack, total_rows, racks_per_row)
+
+
+def _default_racks_per_row(group_racks: int) -> int:
+    """Two groups (scalable units) and their leaf rack to a row where that is at most 25
+    racks (about 15 m), else one group and its leaf rack; racks of a fat-tree (a group of
+    one rack) 16 to a row after the leaf rack."""
+    if group_racks == 1:
+        return 17
+    return 2 * group_racks + 1 if 2 * group_racks + 1 <= 25 else group_racks + 1
+
+
+# ----------------------------------------------------------------------------- wiring
+
+
+def _leaf_of(layout: Layout, host: int, port: int) -> tuple[int, int]:
+    """(leaf, leaf port) of a host port."""
+    if layout.kind == "rail_optimized":
+        su, slot = divmod(host, layout.slots_per_su)
+        rpl = layout.rails_per_leaf
+        leaf = su * layout.leaves_per_su + port // rpl
+        return leaf, (port % rpl) * layout.slots_per_su + slot
+    endpoint = host * layout.ports_per_host + port
+    return divmod(endpoint, layout.leaf_down)
+
+
+def wire(layout: Layout, placement: Placement, floor: Floor, plane: int = 0) -> Iterator[Link]:
+    """Every cable of one plane, port by port: hosts to leaves, leaves to spines, spines
+    to cores. Tier media are chosen once per tier (see `tier_media`)."""
+    media = tier_media(layout, placement, floor)
+    hr, lr = placement.host_racks, placement.leaf_racks
+    g = layout.gbps
+    for host in range(layout.hosts):
+        name = host_name(layout, host)
+        for port in range(layout.ports_per_host):
+            leaf, leaf_port = _leaf_of(layout, host, port)
+            yield Link(
+                "node-leaf",
+                name,
+                port + plane * layout.ports_per_host,
+                leaf_name(layout, leaf, plane),
+                leaf_port,
+                g,
+                plane,
+                floor.run_m(hr[host], lr[leaf]),
+                media["node-leaf"],
+            )
+    if layout.manager_cables and placement.manager_rack is not None and plane == 0:
+        su = layout.sus - 1
+        used = layout.hosts - su * layout.slots_per_su  # node slots taken in the last SU
+        for port in range(layout.manager_cables):
+            if layout.leaves_per_su >= layout.rails:
+                leaf = su * layout.leaves_per_su + port
+                leaf_port = used
+            else:  # a leaf carrying several rails: the manager takes the next free down ports
+                leaf = su * layout.leaves_per_su + port % layout.leaves_per_su
+                leaf_port = layout.rails_per_leaf * used + port // layout.leaves_per_su
+            yield Link(
+                "node-leaf",
+                MANAGER,
+                port,
+                leaf_name(layout, leaf, plane),
+                leaf_port,
+                g,
+                plane,
+                floor.run_m(placement.manager_rack, lr[leaf]),
+                media["node-leaf"],
+            )
+    if not layout.spines:
+        return
+    yield from _upper_tiers(layout, placement, floor, media, plane)
+
+
+def _pods(layout: Layout) -> list[tuple[range, range]]:
+    """(leaves, spines) of each group the leaves' uplinks spread over: one group in two
+    tiers; pods of radix/2 leaves in three, a full pod with as many spines as a leaf has
+    uplinks, the last pod the spines left."""
+    if layout.tiers == 2:
+        return [(range(layout.leaves), range(layout.spines))]
+    h = layout.radix // 2
+    pods = []
+    spine = 0
+    for first in range(0, layout.leaves, h):
+        leaves = range(first, min(first + h, layout.leaves))
+        count = layout.leaf_uplinks if len(leaves) == h else layout.spines - spine
+        if len(leaves) < h and first + h >= layout.leaves:
+            count = layout.spines - spine
+        if count <= 0:
+            raise NotWirable(f"{layout.spines} spines leave none for the pod of leaves from {first + 1}")
+        pods.append((leaves, range(spine, spine + count)))
+        spine += count
+    if spine != layout.spines:
+        raise NotWirable(f"the pods take {spine} spines where the design states {layout.spines}")
+    return pods
+
+
+def _upper_tiers(
+    layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media], plane: int
+) -> Iterator[Link]:
+    lr, sr, cr = placement.leaf_racks, placement.spine_racks, placement.core_racks
+    g = layout.gbps
+    spine_down = [0] * layout.spines
+    for leaves, spines in _pods(layout):
+        s = len(spines)
+        for i, leaf in enumerate(leaves):
+            lname = leaf_name(layout, leaf, plane)
+            for u in range(layout.leaf_uplinks):
+                spine = spines.start + (i * layout.leaf_uplinks + u) % s
+                port = spine_down[spine]
+                spine_down[spine] += 1
+                yield Link(
+                    "leaf-spine",
+                    lname,
+                    layout.leaf_down + u,
+                    spine_name(layout, spine, plane),
+                    port,
+                    g,
+                    plane,
+                    floor.run_m(lr[leaf], sr[spine]),
+                    media["leaf-spine"],
+                )
+    if not layout.cores:
+        return
+    planes = layout.leaf_uplinks  # spine j of every pod joins core plane j
+    per_plane = layout.cores // planes
+    if per_plane < 1 or layout.cores % planes:
+        raise NotWirable(f"{layout.cores} cores do not split into {planes} core planes")
+    plane_cables = [0] * planes
+    core_ports = [0] * layout.cores
+    for leaves, spines in _pods(layout):
+        full = len(leaves) == layout.radix // 2
+        offset = 0  # a partial pod's uplinks spread over every plane, in turn
+        for j, spine in enumerate(spines):
+            up_first = layout.radix // 2
+            for u in range(spine_down[spine]):
+                k = j % planes if full else (offset + u) % planes
+                core = k * per_plane + plane_cables[k] % per_plane
+                plane_cables[k] += 1
+                port = core_ports[core]
+                core_ports[core] += 1
+                yield Link(
+                    "spine-core",
+                    spine_name(layout, spine, plane),
+                    up_first + u,
+                    core_name(layout, core, plane),
+                    port,
+                    g,
+                    plane,
+                    floor.run_m(sr[spine], cr[core]),
+                    media["spine-core"],
+                )
+            offset += spine_down[spine]
+
+
+def tier_runs(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, float]:
+    """The longest run of each tier, read from the racks rather than from every link: each
+    leaf's hosts' racks to its rack, every leaf rack to every spine rack, every spine rack
+    to every core rack (`Floor.longest_run`, linear in the racks)."""
+    hosts_of: dict[Rack, set[Rack]] = {}
+    if layout.kind == "rail_optimized":
+        for su in range(layout.sus):
+            first = su * layout.slots_per_su
+            racks = set(placement.host_racks[first : first + layout.slots_per_su])
+            if placement.manager_rack is not None and su == layout.sus - 1:
+                racks.add(placement.manager_rack)
+            for leaf in range(su * layout.leaves_per_su, (su + 1) * layout.leaves_per_su):
+                hosts_of.setdefault(placement.leaf_racks[leaf], set()).update(racks)
+    else:
+        for leaf in range(layout.leaves):
+            first = (leaf * layout.leaf_down) // layout.ports_per_host
+            last = ((leaf + 1) * layout.leaf_down - 1) // layout.ports_per_host
+            racks = set(placement.host_racks[first : last + 1])
+            hosts_of.setdefault(placement.leaf_racks[leaf], set()).update(racks)
+    node_leaf = max((floor.longest_run([leaf], hosts) for leaf, hosts in hosts_of.items()), default=0.0)
+    return {
+        "node-leaf": node_leaf,
+        "leaf-spine": floor.longest_run(placement.leaf_racks, placement.spine_racks),
+        "spine-core": floor.longest_run(placement.spine_racks, placement.core_racks),
+    }
+
+
+def tier_media(
+    layout: Layout, placement: Placement, floor: Floor, runs: dict[Tier, float] | None = None
+) -> dict[Tier, Media]:
+    """One medium per tier, the one that reaches the tier's longest run.
+
+    A twin-port switch cage takes one module for both its links, and one part per tier
+    keeps every spare usable on every port of the tier, so the tier's longest run picks
+    its medium (lengths still differ link by link). A run past the longest reach of any
+    part (a hall too large for one building's fibre plant) takes the longest-reach part,
+    and the design says so (`over_reach`)."""
+    runs = runs if runs is not None else tier_runs(layout, placement, floor)
+    limit = XDR_DR_REACH_M if layout.gbps > 400 else FR_REACH_M
+    return {
+        tier: media_for(
+            min(runs[tier], limit), layout.gbps, switch_ends=tier != "node-leaf", twin_port=layout.twin_port_hosts
+        )
+        for tier in TIERS
+    }
+
+
+def over_reach(layout: Layout, runs: dict[Tier, float]) -> list[str]:
+    """Sentences for tiers whose longest run is past every part's reach."""
+    limit = XDR_DR_REACH_M if layout.gbps > 400 else FR_REACH_M
+    return [
+        f"The longest {tier} run on this floor is {run:,.0f} m, past the {limit:,.0f} m of any {layout.gbps}G optic: "
+        "split the hall (or the fabric) so every run is within reach."
+        for tier, run in runs.items()
+        if run > limit
+    ]
+
+
+# ------------------------------------------------------------------------------ graph
+
+
+def build_graph(layout: Layout, floor: Floor, switch_units: float = 1) -> nx.MultiGraph[str]:
+    """The fabric as a networkx MultiGraph: a node per device (kind, ports, plane, rack),
+    an edge per cable (tier, ports at each end, Gb/s, length, media), for every plane."""
+    placement = place(layout, floor, switch_units)
+    graph: nx.MultiGraph[str] = nx.MultiGraph(layout=layout, rows=placement.rows, racks_per_row=placement.racks_per_row)
+    for plane in range(layout.planes):
+        for i in range(layout.leaves):
+            graph.add_node(leaf_name(layout, i, plane), kind="leaf", ports=layout.radix, plane=plane)
+        for i in range(layout.spines):
+            graph.add_node(spine_name(layout, i, plane), kind="spine", ports=layout.radix, plane=plane)
+        for i in range(layout.cores):
+            graph.add_node(core_name(layout, i, plane), kind="core", ports=layout.radix, plane=plane)
+    for h in range(layout.hosts):
+        graph.add_node(
+            host_name(layout, h), kind="host", ports=layout.ports_per_host * layout.planes, rack=placement.host_racks[h]
+        )
+    if layout.manager_cables:
+        graph.add_node(MANAGER, kind="manager", ports=layout.manager_cables)
+    for plane in range(layout.planes):
+        for link in wire(layout, placement, floor, plane):
+            graph.add_edge(
+                link.a,
+                link.b,
+                tier=link.tier,
+                a=link.a,
+                a_port=link.a_port,
+                b=link.b,
+                b_port=link.b_port,
+                gbps=link.gbps,
+                plane=plane,
+                length_m=link.length_m,
+                media=link.media.kind,
+            )
+    return graph
+
+
+def links(layout: Layout, floor: Floor, switch_units: float = 1) -> Iterator[Link]:
+    """Every cable of every plane, in plan order, without building a graph (what the
+    cabling plan streams)."""
+    placement = place(layout, floor, switch_units)
+    for plane in range(layout.planes):
+        yield from wire(layout, placement, floor, plane)
