@@ -31,6 +31,9 @@ def api_env(data_dir: Path) -> dict[str, str]:
         "FABRIC_ADVISOR_DB": str(data_dir / "advisor.db"),
         "FABRIC_ADVISOR_KB": str(data_dir / "knowledge.db"),
         "FABRIC_ADVISOR_API_KEY": "",
+        # the shared servers answer every test module, faster than any one client may ask;
+        # tests/test_api_exposure.py starts its own with the limit on
+        "FABRIC_ADVISOR_RATE_LIMIT": "0",
     }
     _build_knowledge(Path(env["FABRIC_ADVISOR_KB"]))
     return env

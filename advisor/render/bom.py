@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 
+from core import links
 from rules.facts import usd
 from rules.models import Cost, Recommendation
 
@@ -119,7 +120,11 @@ def fabric_lines(cost: Cost) -> list[str]:
 
 def sibling_url(diagram_url: str | None, name: str) -> str | None:
     """The report's or the CSV's URL beside a recommendation's diagram URL
-    (`.../r_x/diagram.svg` -> `.../r_x/report`)."""
-    if not diagram_url or not diagram_url.endswith("/diagram.svg"):
+    (`.../r_x/diagram.svg` -> `.../r_x/report`), signed when the server has an API key
+    (core.links: any file of a recommendation, bom.xlsx or report.pdf alike)."""
+    if not diagram_url:
         return None
-    return diagram_url.removesuffix("diagram.svg") + name
+    diagram_url = links.unsigned(diagram_url)
+    if not diagram_url.endswith("/diagram.svg"):
+        return None
+    return links.signed(diagram_url.removesuffix("diagram.svg") + name)
