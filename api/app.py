@@ -63,6 +63,9 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     check_key_is_sendable(config.api_key)  # a key no client can send: refuse to start, say why
     app = FastAPI(
         lifespan=_lifespan,
+        # no "/path/" -> "/path" redirects: they are built from the request's Host header,
+        # which a client chooses (an open redirect through a shared link); such a path is a 404
+        redirect_slashes=False,
         title="Fabric Advisor API",
         version=_version(),
         description=DESCRIPTION,

@@ -163,7 +163,11 @@ def _serve(app: str, scenarios: list[Scenario]) -> list[tuple[Scenario, Figures]
     from tests.servers import free_port, running  # the same start/stop as the e2e tests
 
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
-        env = {"FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"), "FABRIC_ADVISOR_API_KEY": ""}
+        env = {
+            "FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"),
+            "FABRIC_ADVISOR_API_KEY": "",
+            "FABRIC_ADVISOR_RATE_LIMIT": "0",  # one client at full speed: the throughput, not the limit
+        }
         port = free_port()
         command = [
             PYTHON,

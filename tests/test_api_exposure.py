@@ -189,3 +189,47 @@ def test_the_api_answers_an_expired_recommendation_with_404_and_why(tmp_path: Pa
         response = httpx.get(server.url + "/v1/recommendations/r_0000000000aa", timeout=30)
     assert response.status_code == 404
     assert "kept for 90 days" in response.json()["detail"]
+
+
+def test_a_huge_request_head_is_refused(keyed_api: Server) -> None:
+    response = httpx.get(keyed_api.url + "/healthz", headers={"X-Padding": "a" * (64 * 1024)}, timeout=30)
+    assert response.status_code in {400, 431}
+    assert httpx.get(keyed_api.url + "/healthz", headers={"X-Padding": "a" * 4000}).status_code == 200
+
+
+def test_no_redirect_echoes_the_host_header(keyed_api: Server) -> None:
+    for path in ("/v1/recommendations/", "/static", "/docs/"):
+        response = httpx.get(keyed_api.url + path, headers={"Host": "evil.example"}, follow_redirects=False)
+        assert "evil.example" not in response.headers.get("location", ""), path
+        assert response.status_code not in {301, 302, 307, 308}, path
+
+
+def test_a_boolean_is_no_count(keyed_api: Server) -> None:
+    for field in ("gpu_count", "node_count", "budget_usd", "tp"):
+        body = {"workload": "training", "gpu_count": 64, field: True}
+        response = httpx.post(
+            keyed_api.url + "/v1/recommendations", json=body, headers={"X-API-Key": API_KEY}, timeout=60
+        )
+        assert response.status_code == 422, field
+        assert f"{field} must be a number, not true" in json.dumps(response.json()), field
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_quoted() -> None:
+    from advisor.render.bom import _cell
+
+    for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=cmd", "\r=cmd"):
+        assert _cell(text) == "'" + text
+    assert _cell("QM9700") == "QM9700"
+
+
+def test_markdown_in_what_people_type_is_no_live_link() -> None:
+    rec = recommend(WorkloadProfile(workload="training", gpu_count=64, gpu_model="H100"), save=False)
+    sly = rec.model_copy(
+        update={"profile": rec.profile.model_copy(update={"gpu_model": "[Click](https://evil.example)"})}
+    )
+    text = markdown.recommendation_markdown(sly)
+    assert "[Click](https://evil.example)" not in text
+    assert "<https://evil.example|" not in slack.markdown_to_mrkdwn(text)
+    assert "[Click](https://evil.example)" in slack.markdown_to_mrkdwn(text)  # shown as typed
+    asked = markdown.escape_markdown("is [this](https://evil.example) *ok*?")
+    assert "<https://evil.example|" not in slack.markdown_to_mrkdwn(f"**You also asked:** _{asked}_")

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api.server import UVICORN_FLAGS
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
 
 API_KEY = "test-key-0123456789"
@@ -53,7 +54,17 @@ def _build_knowledge(db: Path) -> None:
 
 
 def uvicorn_command(port: int) -> list[str]:
-    return [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]
+    return [
+        str(VENV_BIN / "python"),
+        "-m",
+        "uvicorn",
+        "api.app:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *UVICORN_FLAGS,
+    ]
 
 
 def _shared(name: str, env: dict[str, str], request: pytest.FixtureRequest) -> Server:

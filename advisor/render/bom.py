@@ -2,7 +2,8 @@
 --bom-csv) and the figures every renderer shows beside it (cost by category).
 
 One row per BOM line, then one total row; prices in US dollars. Cells that a spreadsheet
-would read as a formula (starting with =, +, - or @) are prefixed with a quote.
+would read as a formula (starting with =, +, -, @, a tab or a carriage return) are
+prefixed with a quote.
 """
 
 from __future__ import annotations
@@ -48,8 +49,13 @@ CATEGORY_NAMES = {
 }
 
 
+#: the first characters a spreadsheet reads as the start of a formula (OWASP's CSV injection
+#: list: = + - @, and a tab or carriage return, after which Excel reads one of those)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+    if isinstance(value, str) and value[:1] in FORMULA_STARTS:
         return "'" + value
     return value
 
