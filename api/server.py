@@ -6,8 +6,9 @@ import uvicorn
 
 from core.settings import settings
 
-#: the most a request's head (request line and headers) may take before uvicorn answers
-#: 431/400: 16 KiB, as h11's default and nginx's large_client_header_buffers (4 x 8k)
+#: the most an incomplete request head (request line and headers) may take before uvicorn
+#: drops the connection: 16 KiB (h11's default; nginx allows 4 x 8k). A head read whole in
+#: one 64 KiB chunk still passes, so a head is at most about 80 KiB (httptools took 32 MB).
 MAX_HEADER_BYTES = 16 * 1024
 
 

@@ -192,8 +192,13 @@ def test_the_api_answers_an_expired_recommendation_with_404_and_why(tmp_path: Pa
 
 
 def test_a_huge_request_head_is_refused(keyed_api: Server) -> None:
-    response = httpx.get(keyed_api.url + "/healthz", headers={"X-Padding": "a" * (64 * 1024)}, timeout=30)
-    assert response.status_code in {400, 431}
+    """uvicorn with httptools read a 32 MB header; h11 with a 16 KiB limit on an incomplete
+    head (plus at most one 64 KiB read) drops the connection of a 1 MB one."""
+    try:
+        status = httpx.get(keyed_api.url + "/healthz", headers={"X-Padding": "a" * 1_000_000}, timeout=30).status_code
+    except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+        status = None  # the connection was dropped
+    assert status in {None, 400, 431}
     assert httpx.get(keyed_api.url + "/healthz", headers={"X-Padding": "a" * 4000}).status_code == 200
 
 
