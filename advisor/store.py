@@ -40,6 +40,11 @@ from rules.models import Recommendation
 
 _lock = threading.Lock()
 CONNECT_TIMEOUT_S = 3
+#: how long a write waits for another process's (or a replaced connection's) lock
+BUSY_TIMEOUT_S = 30
+#: one thread at a time opens a store: the API's worker threads ask for it at once on the
+#: first requests, and two connections creating the table together found it locked
+_opening = threading.Lock()
 POOL_SIZE = 4
 #: how often a process deletes expired recommendations (on a write, at most this often)
 PURGE_EVERY_S = 3600.0
@@ -64,7 +69,7 @@ class SqliteStore:
     def __init__(self, path: Path) -> None:
         path = path.resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         self.db = sqlite_utils.Database(conn)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -162,14 +167,15 @@ def _store(where: str) -> Store:
     """PostgreSQL for a URL; else the SQLite file, its connection reopened when the file
     was replaced or removed (a cached connection would keep writing to the old file, and
     the ids it hands out would 404 elsewhere)."""
-    if where.startswith(("postgresql://", "postgres://")):
-        return _postgres(where)
-    path = Path(where).resolve()
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        sqlite3.connect(path).close()
-    stat = path.stat()
-    return _sqlite(path, (stat.st_dev, stat.st_ino))
+    with _opening:
+        if where.startswith(("postgresql://", "postgres://")):
+            return _postgres(where)
+        path = Path(where).resolve()
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sqlite3.connect(path).close()
+        stat = path.stat()
+        return _sqlite(path, (stat.st_dev, stat.st_ino))
 
 
 def database(path: Path | None = None) -> Store:

@@ -238,3 +238,25 @@ def test_markdown_in_what_people_type_is_no_live_link() -> None:
     assert "[Click](https://evil.example)" in slack.markdown_to_mrkdwn(text)  # shown as typed
     asked = markdown.escape_markdown("is [this](https://evil.example) *ok*?")
     assert "<https://evil.example|" not in slack.markdown_to_mrkdwn(f"**You also asked:** _{asked}_")
+
+
+def test_the_first_saves_from_many_threads_at_once_find_no_lock(tmp_path: Path) -> None:
+    """The API's worker threads open the store together on the first requests (make bench
+    saw `database is locked` as 500s before the opening was serialised)."""
+    db = tmp_path / "advisor.db"
+    recs = [recommend(WorkloadProfile(workload="training", gpu_count=8 * (n + 1)), save=False) for n in range(8)]
+    errors: list[Exception] = []
+
+    def save(rec: object) -> None:
+        try:
+            store.save(rec, path=db)  # type: ignore[arg-type]
+        except Exception as exc:  # collected: the assertion below names it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=save, args=(rec,)) for rec in recs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    assert all(store.load(store.recommendation_id(rec), path=db) is not None for rec in recs)
