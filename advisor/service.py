@@ -22,6 +22,7 @@ from advisor.recommendations import MEMO_SIZE, complete_profile, get_recommendat
 from advisor.render import markdown
 from advisor.understand import Understanding, Want
 from extraction import Extraction, extract
+from extraction.extractor import bounded
 from extraction.extractor import warm_up as warm_up_extractor
 from knowledge.search import CALCULATION, COMPUTED_KINDS
 from rules import engine
@@ -73,6 +74,7 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
     """The knowledge base's best entry for question, or None when nothing matches (at
     least `min_relevance`, knowledge.search's score), with the runner-up when it scores
     nearly as high."""
+    question = bounded(question)
     hits = _top_hits(question)
     if not hits or hits[0].score < min_relevance:
         return None
@@ -127,6 +129,7 @@ def understand_message(
 ) -> tuple[Understanding, Extraction, ProfileDraft]:
     """What a message wants (advisor.understand), with what the extractor read from it and
     the profile merged with it: the one decision `ask`, the CLI and the chat all use."""
+    question = bounded(question)  # every channel's text, read to the API's limit and no further
     earlier = profile or ProfileDraft()
     extraction = extract(question, expecting=expecting, known_model=earlier.gpu_model)
     merged = extraction.applied_to(earlier)
@@ -149,7 +152,9 @@ def understand_message(
 
 def design_reply(rec: Recommendation, decision: Understanding, question: str, budget_usd: float | None = None) -> str:
     """The answer to a question about the design on the table."""
-    return followup.design_answer(rec, decision.design_topics, question, budget_usd=budget_usd, alternative=alternative)
+    return followup.design_answer(
+        rec, decision.design_topics, bounded(question), budget_usd=budget_usd, alternative=alternative
+    )
 
 
 def side_answer(rec: Recommendation | None, decision: Understanding) -> tuple[Answer | None, str]:
@@ -162,17 +167,17 @@ def side_answer(rec: Recommendation | None, decision: Understanding) -> tuple[An
     topics = understand.design_topics(asked)
     if topics and rec is not None:
         text = followup.design_answer(rec, topics, asked, alternative=alternative)
-        return None, f"**You also asked:** _{asked}_\n\n{text}"
+        return None, f"**You also asked:** _{markdown.escape_markdown(asked)}_\n\n{text}"
     hit = answer(asked)
     if hit is None:
         return None, ""
-    return hit, f"**You also asked:** _{asked}_\n\n{markdown.answer_markdown(hit)}"
+    return hit, f"**You also asked:** _{markdown.escape_markdown(asked)}_\n\n{markdown.answer_markdown(hit)}"
 
 
 def ask(question: str, profile: ProfileDraft | None = None, recommendation_id: str | None = None) -> AskResult:
     """Answer a question in the context of what earlier turns established (`profile`) and
     the design on the table (`recommendation_id`, for "price?" or "what MTU do we set?")."""
-    result = _ask(question, profile.model_dump_json(exclude_none=True) if profile else None, recommendation_id)
+    result = _ask(bounded(question), profile.model_dump_json(exclude_none=True) if profile else None, recommendation_id)
     if result.recommendation is not None:  # remembered answers too: the id must be in today's database
         store.save(result.recommendation)
     return result

@@ -10,6 +10,10 @@ Where they are kept:
   (`postgresql://user:password@host:5432/fabric_advisor`), so every API process and
   action server of a replicated deployment serves what any of them stored.
 
+Recommendations are kept FABRIC_ADVISOR_RETENTION_DAYS (90 by default): one older than
+that reads as missing, and each process deletes the expired ones on a write, at most
+once an hour (storing a recommendation again restarts its time).
+
 A store that cannot be reached raises `StoreUnavailable`, which says which store and
 why; the API answers it with 503 and the chat with an apology, and the next call tries
 again (a new connection once the database is back, nothing to restart).
@@ -20,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from datetime import UTC, datetime
+import time
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Protocol
@@ -35,7 +40,15 @@ from rules.models import Recommendation
 
 _lock = threading.Lock()
 CONNECT_TIMEOUT_S = 3
+#: how long a write waits for another process's (or a replaced connection's) lock
+BUSY_TIMEOUT_S = 30
+#: one thread at a time opens a store: the API's worker threads ask for it at once on the
+#: first requests, and two connections creating the table together found it locked
+_opening = threading.Lock()
 POOL_SIZE = 4
+#: how often a process deletes expired recommendations (on a write, at most this often)
+PURGE_EVERY_S = 3600.0
+_last_purge: dict[int, float] = {}
 
 
 class StoreUnavailable(RuntimeError):
@@ -45,7 +58,9 @@ class StoreUnavailable(RuntimeError):
 class Store(Protocol):
     def insert(self, rec_id: str, created_at: str, document: str) -> None: ...
 
-    def body(self, rec_id: str) -> str | None: ...
+    def body(self, rec_id: str, since: str = "") -> str | None: ...
+
+    def purge(self, before: str) -> int: ...
 
 
 class SqliteStore:
@@ -54,7 +69,7 @@ class SqliteStore:
     def __init__(self, path: Path) -> None:
         path = path.resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         self.db = sqlite_utils.Database(conn)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -65,13 +80,20 @@ class SqliteStore:
     def insert(self, rec_id: str, created_at: str, document: str) -> None:
         with _lock:
             self.db.execute(
-                "INSERT OR IGNORE INTO recommendations (id, created_at, body) VALUES (?, ?, ?)",
+                "INSERT INTO recommendations (id, created_at, body) VALUES (?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at",
                 [rec_id, created_at, document],
             )
 
-    def body(self, rec_id: str) -> str | None:
-        row = self.db.execute("SELECT body FROM recommendations WHERE id = ?", [rec_id]).fetchone()
+    def body(self, rec_id: str, since: str = "") -> str | None:
+        row = self.db.execute(
+            "SELECT body FROM recommendations WHERE id = ? AND created_at >= ?", [rec_id, since]
+        ).fetchone()
         return str(row[0]) if row else None
+
+    def purge(self, before: str) -> int:
+        with _lock:
+            return self.db.execute("DELETE FROM recommendations WHERE created_at < ?", [before]).rowcount
 
 
 class PostgresStore:
@@ -111,13 +133,18 @@ class PostgresStore:
 
     def insert(self, rec_id: str, created_at: str, document: str) -> None:
         self._run(
-            "INSERT INTO recommendations (id, created_at, body) VALUES (%s, %s, %s) ON CONFLICT (id) DO NOTHING",
+            "INSERT INTO recommendations (id, created_at, body) VALUES (%s, %s, %s) "
+            "ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at",
             (rec_id, created_at, document),
         )
 
-    def body(self, rec_id: str) -> str | None:
-        row = self._run("SELECT body FROM recommendations WHERE id = %s", (rec_id,))
+    def body(self, rec_id: str, since: str = "") -> str | None:
+        row = self._run("SELECT body FROM recommendations WHERE id = %s AND created_at >= %s", (rec_id, since))
         return str(row[0]) if row else None
+
+    def purge(self, before: str) -> int:
+        self._run("DELETE FROM recommendations WHERE created_at < %s", (before,))
+        return -1  # (the count is not read back here)
 
 
 def _without_password(url: str) -> str:
@@ -140,14 +167,15 @@ def _store(where: str) -> Store:
     """PostgreSQL for a URL; else the SQLite file, its connection reopened when the file
     was replaced or removed (a cached connection would keep writing to the old file, and
     the ids it hands out would 404 elsewhere)."""
-    if where.startswith(("postgresql://", "postgres://")):
-        return _postgres(where)
-    path = Path(where).resolve()
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        sqlite3.connect(path).close()
-    stat = path.stat()
-    return _sqlite(path, (stat.st_dev, stat.st_ino))
+    with _opening:
+        if where.startswith(("postgresql://", "postgres://")):
+            return _postgres(where)
+        path = Path(where).resolve()
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sqlite3.connect(path).close()
+        stat = path.stat()
+        return _sqlite(path, (stat.st_dev, stat.st_ino))
 
 
 def database(path: Path | None = None) -> Store:
@@ -166,16 +194,36 @@ def _content_id(body_without_id: str) -> str:
     return "r_" + hashlib.sha256(body_without_id.encode()).hexdigest()[:12]
 
 
+def _timestamp(moment: datetime) -> str:
+    """The stored form of a time: ISO 8601 in UTC, so that text order is time order."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def kept_since(now: datetime | None = None) -> str:
+    """The oldest creation time still kept (FABRIC_ADVISOR_RETENTION_DAYS before now)."""
+    return _timestamp((now or datetime.now(UTC)) - timedelta(days=settings.retention_days))
+
+
+def purge_expired(path: Path | None = None, now: datetime | None = None) -> int:
+    """Delete the recommendations older than the retention period; how many went (-1: not counted)."""
+    return database(path).purge(kept_since(now))
+
+
 def save(rec: Recommendation, path: Path | None = None) -> Recommendation:
     """Store rec and return it with its id set."""
     body = rec.model_dump_json(exclude={"id"})
     rec_id = _content_id(body)
     stored = rec.model_copy(update={"id": rec_id})
     document = f'{{"id":"{rec_id}",{body[1:]}' if body != "{}" else f'{{"id":"{rec_id}"}}'
-    database(path).insert(rec_id, datetime.now(UTC).isoformat(timespec="seconds"), document)
+    store = database(path)
+    store.insert(rec_id, _timestamp(datetime.now(UTC)), document)
+    if time.monotonic() - _last_purge.get(id(store), -PURGE_EVERY_S) >= PURGE_EVERY_S:
+        _last_purge[id(store)] = time.monotonic()
+        store.purge(kept_since())
     return stored
 
 
 def load(rec_id: str, path: Path | None = None) -> Recommendation | None:
-    body = database(path).body(rec_id)
+    """The stored recommendation, or None when there is none or it is past the retention period."""
+    body = database(path).body(rec_id, since=kept_since())
     return Recommendation.model_validate_json(body) if body else None

@@ -113,8 +113,11 @@ def about_shown_design(text: str) -> bool:
     return bool(_cues()["deictic"].search(text)) or len(text.split()) <= SHORT_FOLLOW_UP_WORDS
 
 
+# `(?:(?<!\s)\s+)?`: a break's leading spaces are taken from the start of their run only
+# (a break found from inside a run is found from its start too, and reading the rest of
+# the run again from each of its positions is quadratic)
 _CLAUSE_BREAK = re.compile(
-    r"(?<=[.?!;:])\s+|\s*(?:,|\s-\s|\s–\s|\s—\s|\band\s+also\b|\balso\b)\s*"
+    r"(?<=[.?!;:])\s+|(?:(?<!\s)\s+)?(?:,|\s-\s|\s–\s|\s—\s|\band\s+also\b|\balso\b)\s*"
     r"(?=(?:(?:also|and|but|plus)\s+)?(?:is|are|should|would|does|do|can|could|what|whats|what's|how|why|which|will|any)\b)",
     re.I,
 )
@@ -156,8 +159,11 @@ def _listed_question(text: str) -> str | None:
 
 _WH_START = re.compile(r"^(?:what|whats|what's|which|how|why)\b", re.I)
 _LEADING_JOINER = re.compile(r"^(?:(?:and|but|plus|also)\s+)+", re.I)
+# a count: "1,024 GPUs", "16k h100s", "8 x gpus". The number's run is read up to 20
+# characters (the rest of a longer run is a word of the `\w+` part) and the spaces around
+# "k" once: both keep the pattern linear on long runs of digits or spaces
 _COUNT = re.compile(
-    r"\b\d[\d,.]*\s*(?:k\b)?\s*(?:x\s*)?(?:\w+\s+){0,2}(?:gpus?|nodes?|servers?|h100s?|h200s?|b200s?|a100s?)", re.I
+    r"\b\d[\d,.]{0,20}\s*(?:k\b\s*)?(?:x\s*)?(?:\w+\s+){0,2}(?:gpus?|nodes?|servers?|h100s?|h200s?|b200s?|a100s?)", re.I
 )
 
 

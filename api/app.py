@@ -14,9 +14,10 @@ from advisor import service
 from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
+from api.ratelimit import RateLimit
 from api.routers import ask, health, knowledge, recommendations, widget
 from api.schemas import Problem
-from api.security import require_api_key
+from api.security import check_key_is_sendable, require_api_key
 
 DESCRIPTION = """\
 Rules-based advice on networking GPU clusters: the fabric (InfiniBand, RoCEv2,
@@ -27,9 +28,14 @@ range and the all-reduce time, each choice with the rule and the source behind i
 * Every recommendation is stored: `GET /v1/recommendations/{id}` and its `diagram.svg`.
 * `GET /v1/faq?q=...` and `GET /v1/knowledge/{subject}` read the knowledge base.
 
-Errors are JSON with a `detail` that says what to fix. Bodies are limited to 64 KiB.
+Errors are JSON with a `detail` that says what to fix. Bodies are limited to 64 KiB;
+each client may make `FABRIC_ADVISOR_RATE_LIMIT` requests a second (bursts of
+`FABRIC_ADVISOR_RATE_BURST`), past which it gets 429 with `Retry-After`.
 When the server sets `FABRIC_ADVISOR_API_KEY`, every `/v1/*` call needs it in
-the `X-API-Key` header; `/healthz` stays open.
+the `X-API-Key` header, except a GET of a recommendation's diagram, report or files
+through a signed link (`expires` and `sig`, as the chat and Slack hand out). Open
+without a key: `/healthz`, the web chat page (`/`, `/widget-config.js`, `/static`) and
+these docs (`/docs`, `/redoc`, `/openapi.json`).
 """
 
 TAGS = [
@@ -54,8 +60,12 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(config: ApiConfig | None = None) -> FastAPI:
     """Build the app; config defaults to the process settings (see `api.config`)."""
     config = config or ApiConfig.from_settings()
+    check_key_is_sendable(config.api_key)  # a key no client can send: refuse to start, say why
     app = FastAPI(
         lifespan=_lifespan,
+        # no "/path/" -> "/path" redirects: they are built from the request's Host header,
+        # which a client chooses (an open redirect through a shared link); such a path is a 404
+        redirect_slashes=False,
         title="Fabric Advisor API",
         version=_version(),
         description=DESCRIPTION,
@@ -64,6 +74,14 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     app.state.config = config
     errors.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
+    # outermost: a client over its rate is refused before its body is read
+    app.add_middleware(
+        RateLimit,
+        rate=config.rate_per_s,
+        burst=config.rate_burst,
+        trusted_proxies=config.trusted_proxies,
+        api_key=config.api_key,
+    )
 
     guarded = [Depends(require_api_key)]
     app.include_router(recommendations.router, dependencies=guarded, responses=UNAUTHORIZED)

@@ -23,7 +23,10 @@ class Problem(BaseModel):
 
     detail: str = Field(
         description="What went wrong and how to fix the request.",
-        examples=["No recommendation has the id 'r_00000000'; check the id you were given."],
+        examples=[
+            "No recommendation has the id 'r_00000000'; check the id you were given. Recommendations are kept "
+            "for 90 days: an older one is gone, so size the workload again."
+        ],
     )
 
 

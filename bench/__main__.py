@@ -10,7 +10,7 @@ import importlib
 import sys
 import time
 
-PARTS = ["engine", "physical", "cli", "extraction", "api", "chat", "cluster"]
+PARTS = ["engine", "physical", "cli", "extraction", "api", "exposure", "chat", "cluster"]
 
 
 def main(argv: list[str]) -> int:

@@ -163,7 +163,11 @@ def run() -> list[str]:
 def _serve(app: str, scenarios: list[Scenario]) -> list[tuple[Scenario, Figures]]:
     """One uvicorn worker serving app on a free port, loaded with each scenario in turn."""
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
-        env = {"FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"), "FABRIC_ADVISOR_API_KEY": ""}
+        env = {
+            "FABRIC_ADVISOR_DB": str(Path(tmp) / "advisor.db"),
+            "FABRIC_ADVISOR_API_KEY": "",
+            "FABRIC_ADVISOR_RATE_LIMIT": "0",  # one client at full speed: the throughput, not the limit
+        }
         port = free_port()
         command = [
             PYTHON,

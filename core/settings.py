@@ -66,6 +66,35 @@ class Settings(BaseSettings):
         description="`make run-cluster`: replica n of part p listens on this + 10 x p + n",
     )
 
+    # --- exposure to the internet (issue 23): load, retention, signed links --------------
+    rate_limit_per_s: float = Field(
+        10.0,
+        ge=0,
+        alias="FABRIC_ADVISOR_RATE_LIMIT",
+        description="requests a second each API client may make on average (0: no limit); the client is the API key "
+        "when one is set, else the address",
+    )
+    rate_burst: int = Field(
+        60, ge=1, alias="FABRIC_ADVISOR_RATE_BURST", description="requests an API client may make at once"
+    )
+    trusted_proxies: str = Field(
+        "127.0.0.1",
+        alias="FABRIC_ADVISOR_TRUSTED_PROXIES",
+        description="comma-separated addresses of the balancers whose X-Forwarded-For names the client",
+    )
+    api_threads: int = Field(
+        4, ge=1, alias="FABRIC_ADVISOR_API_THREADS", description="threads each API process computes answers on"
+    )
+    retention_days: float = Field(
+        90, gt=0, alias="FABRIC_ADVISOR_RETENTION_DAYS", description="days a stored recommendation is kept"
+    )
+    link_ttl_days: float = Field(
+        7,
+        gt=0,
+        alias="FABRIC_ADVISOR_LINK_TTL_DAYS",
+        description="days a signed link to a recommendation's diagram, report or files works without the API key",
+    )
+
     @property
     def public_url(self) -> str:
         """Base URL people's browsers and Slack reach the API at (diagram links)."""

@@ -14,9 +14,17 @@ from extraction.resources import load
 
 logger = logging.getLogger(__name__)
 
-# Questions are at most 2,000 characters at the API; past this the rest of a text is not read
-# (a pasted e-mail fits; a pasted log file does not need to be read to the end).
-MAX_CHARS = 20_000
+#: The most of a text anything reads: the API's limit on a question
+#: (advisor.models.MAX_QUESTION_CHARS), applied here too because every channel (the API,
+#: the chat's actions, the CLI) reaches the extractor, and the chat has no other limit. Past
+#: it the rest of a text is not read (a question fits; a pasted log file does not need to be
+#: read to the end).
+MAX_CHARS = 2_000
+
+
+def bounded(text: str) -> str:
+    """The part of `text` that is read: its first MAX_CHARS characters."""
+    return text[:MAX_CHARS]
 
 
 def extract(text: str, expecting: str | None = None, known_model: str | None = None) -> Extraction:
@@ -36,7 +44,7 @@ def extract(text: str, expecting: str | None = None, known_model: str | None = N
     if not text.strip():
         return Extraction()
     try:
-        text = text[:MAX_CHARS]
+        text = bounded(text)
         doc = nlp()(text.translate(_replacements()))
         readings = read(doc)
         return resolve(doc, readings + lone_count(doc, readings, expecting), text, known_model)
@@ -62,6 +70,6 @@ def fabrics_named(text: str) -> list[str]:
     whether or not it wants them: for questions about the alternatives."""
     if not isinstance(text, str) or not text.strip():
         return []
-    doc = nlp()(text[:MAX_CHARS].translate(_replacements()))
+    doc = nlp()(bounded(text).translate(_replacements()))
     found = [str(t._.get(VALUE)) for t in doc if t.ent_type_ in ("FABRIC_ETH", "FABRIC_IB")]
     return list(dict.fromkeys(found))

@@ -28,6 +28,9 @@ _NUMBER_HEAD = re.compile(r"^(?P<pre>[~≈<>]?[$€£]?)(?P<num>\d+(?:,\d{3})*(?
 # "GbE.", "RoCE.", "L40S.": a word with a digit or an inner capital, then a full stop
 _TECH_WITH_STOP = re.compile(r"^(?=[^.]*(?:\d|.[A-Z]))[^.]{2,}\.$")
 _ORDINAL = re.compile(r"^(?:st|nd|rd|th)$", re.IGNORECASE)
+#: the longest run of non-space characters spaCy's tokenizer reads in one go (a URL fits)
+MAX_WORD = 100
+_LONG_WORD = re.compile(rf"\S{{{MAX_WORD + 1},}}")
 _PIECES = re.compile(r"[^\W\d_]+|\d+(?:\.\d+)?|\S", re.UNICODE)
 
 
@@ -42,14 +45,22 @@ def split_word(text: str) -> list[str]:
     pre, number, rest = match["pre"], match["num"], match["rest"]
     if not pre and (not rest or _ORDINAL.match(rest)):
         return [text]
-    pieces = list(pre)
-    pieces.append(number)
-    if rest[:1] in ("x", "×") and len(rest) > 1 and rest[1].isalnum():
+    pieces = [*pre, number]
+    # "8x8x400G": a chain of counts joined by "x", read in a loop (not by recursion: a
+    # 2,000-character "1x1x1x..." must not exhaust the stack)
+    while rest[:1] in ("x", "×") and len(rest) > 1 and rest[1].isalnum():
         pieces.append(rest[0])
         tail = rest[1:]
-        pieces.extend(split_word(tail) if tail[0].isdigit() else _trailing(tail))
-    elif rest:
-        pieces.extend(_PIECES.findall(rest))
+        link = _NUMBER_HEAD.match(tail) if tail[0].isdigit() else None
+        if link is None or link["pre"] or not link["rest"] or _ORDINAL.match(link["rest"]):
+            pieces.extend([tail] if tail[0].isdigit() else _trailing(tail))
+            rest = ""
+            break
+        pieces.append(link["num"])
+        rest = link["rest"]
+    else:
+        if rest:
+            pieces.extend(_PIECES.findall(rest))
     return pieces if "".join(pieces) == text else [text]
 
 
@@ -69,7 +80,7 @@ class NumberSplittingTokenizer:
         self.vocab = base.vocab
 
     def __call__(self, text: str) -> Doc:
-        doc: Doc = self.base(text)
+        doc: Doc = self._base(text)
         if not any(token.text[:1].isdigit() or token.text[:1] in "~≈<>" or token.text.endswith(".") for token in doc):
             return doc
         words: list[str] = []
@@ -82,6 +93,34 @@ class NumberSplittingTokenizer:
             spaces.extend([False] * (len(pieces) - 1) + [bool(token.whitespace_)])
         if not changed:
             return doc
+        return Doc(self.vocab, words=words, spaces=spaces)
+
+    def _base(self, text: str) -> Doc:
+        """spaCy's tokenizer, with words over MAX_WORD characters read in pieces.
+
+        spaCy looks for a word's suffixes by searching the whole remaining word each time,
+        so one long run of punctuation ("((((...)))") costs the square of its length
+        (2,000 brackets: over a second). A long word is tokenized as pieces of MAX_WORD
+        characters, split by a space that is then taken out again: the Doc holds the
+        same text, character for character."""
+        if not _LONG_WORD.search(text):
+            whole: Doc = self.base(text)
+            return whole
+        cuts: set[int] = set()  # where a space was put in, as offsets in the cut text
+        parts: list[str] = []
+        at = 0
+        for match in _LONG_WORD.finditer(text):
+            parts.append(text[at : match.start()])
+            for start in range(match.start(), match.end(), MAX_WORD):
+                parts.append(text[start : min(start + MAX_WORD, match.end())])
+                if start + MAX_WORD < match.end():
+                    cuts.add(sum(map(len, parts)))
+                    parts.append(" ")
+            at = match.end()
+        parts.append(text[at:])
+        cut = self.base("".join(parts))
+        words = [token.text for token in cut]
+        spaces = [bool(token.whitespace_) and token.idx + len(token) not in cuts for token in cut]
         return Doc(self.vocab, words=words, spaces=spaces)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:

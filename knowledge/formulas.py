@@ -35,13 +35,13 @@ FAT_TREE_SOURCE = (
 _ALLREDUCE = re.compile(r"\ball[\s-]?reduce|\bgradient\s+sync|\bgrad(?:ient)?s?\s+sync", re.I)
 # a buffer size: "14 GB", "1 GiB", "512 MB" (a rate's "/s" or "ps" excluded)
 _SIZE = re.compile(
-    r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|(?i:kilo|mega|giga|tera)bytes?)(?!\s*(?:/|ps\b|per\s+s))"
+    r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|(?i:kilo|mega|giga|tera)bytes?)(?!\s*(?:/|ps\b|per\s+s))"
 )
 _SIZE_SCALE = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
 # "7B params bf16", "70B model in fp32": the gradient buffer of a model
-_PARAMS = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*b\b(?:[\w\s-]{0,20}?)(?:param|model)", re.I)
+_PARAMS = re.compile(r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*b\b(?:[\w\s-]{0,20}?)(?:param|model)", re.I)
 _BYTES_PER_PARAM = (("fp32", 4), ("float32", 4), ("tf32", 4), ("fp8", 1), ("int8", 1))
-_RANKS = re.compile(r"(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", re.I)
+_RANKS = re.compile(r"(?<!\d)(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", re.I)
 
 # the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports", "radix 64"
 _RADIX = re.compile(
@@ -59,7 +59,14 @@ _HOW_MANY_HOSTS = re.compile(
     r"\b(?:max(?:imum)?|largest|biggest)\b|\bhold\b|\bscale\s+to\b|\bsupport\b",
     re.I,
 )
-_SPLIT = re.compile(r"\bsplit\b|\bdown(?:link)?s?\b.*\bup(?:link)?s?\b|\bup(?:link)?s?\b.*\bdown(?:link)?s?\b", re.I)
+# "down ... up" on a line; each "down" reads on only to the next one (the last one before
+# an "up" is found all the same, and a plain `.*` read to the line's end from every "down")
+_DOWN = r"\bdown(?:link)?s?\b"
+_UP = r"\bup(?:link)?s?\b"
+_SPLIT = re.compile(
+    rf"\bsplit\b|{_DOWN}(?:(?!{_DOWN}).)*{_UP}|{_UP}(?:(?!{_UP}).)*{_DOWN}",
+    re.I,
+)
 _WORD_NUMBER = {"two": 2, "three": 3}
 
 

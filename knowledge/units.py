@@ -30,10 +30,12 @@ from knowledge.search import Entry
 Unit = Literal["bits", "bytes"]
 
 _PREFIX = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
-_NUMBER = r"(?P<number>\d+(?:\.\d+)?)"
+# a number starts where a run of digits starts: a match found from inside a run would also
+# be found from its start, and trying every position of a long run is quadratic
+_NUMBER = r"(?<!\d)(?P<number>\d+(?:\.\d+)?)"
 # a quantity with its unit; the unit's case decides bits or bytes for the short forms
 _QUANTITY = re.compile(
-    _NUMBER + r"\s*-?\s*(?:"
+    _NUMBER + r"\s*(?:-\s*)?(?:"
     r"(?P<word>(?i:kilo|mega|giga|tera)(?i:bits?|bytes?))(?:\s*(?i:/\s*s|per\s+sec(?:ond)?|/sec|ps))?"
     r"|(?P<short>[KMGTkmgt][Bb])(?:\s*/\s*s(?:ec)?|ps)\b"
     r"|(?P<bare>[GTgt])(?:bps|bit)?\b(?!\s*/\s*s)"

@@ -13,7 +13,7 @@ import math
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 MAX_GPUS = 1_000_000
 MAX_GPUS_PER_NODE = 72  # GB200/GB300 NVL72: the largest NVLink domain sold as one system
@@ -117,6 +117,22 @@ _PROFILE_FIELDS = dict(
 )
 
 
+#: the profile's numbers: JSON's true and false are refused there, not read as 1 and 0
+NUMBER_FIELDS = (
+    "gpu_count",
+    "gpus_per_node",
+    "node_count",
+    "model_params_b",
+    "budget_usd",
+    "network_budget_usd",
+    "tp",
+    "pp",
+    "message_gb",
+    "active_params_b",
+    "tokens_per_step",
+)
+
+
 def _field(name: str, **constraints: Any) -> Any:
     description, example = _PROFILE_FIELDS[name]
     examples = [example] if example is not None else ["rocev2"]
@@ -146,6 +162,14 @@ class ProfileDraft(_Model):
     tp: int | None = _field("tp", ge=1, le=MAX_GPUS_PER_NODE)
     pp: int | None = _field("pp", ge=1, le=1024)
     moe: bool | None = _field("moe", strict=True)
+
+    @field_validator(*NUMBER_FIELDS, mode="before", check_fields=False)
+    @classmethod
+    def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
+        """`"gpu_count": true` is no count: pydantic's lax mode would read it as 1."""
+        if isinstance(value, bool):
+            raise ValueError(f"{info.field_name} must be a number, not {str(value).lower()}")
+        return value
 
     def merged(self, newer: ProfileDraft) -> ProfileDraft:
         """This draft updated with every field the newer one sets.

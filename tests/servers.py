@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from api.server import UVICORN_FLAGS
 from ops.processes import (
     RASA_BIN,
     REPO,
@@ -43,6 +44,9 @@ def api_env(data_dir: Path) -> dict[str, str]:
         "FABRIC_ADVISOR_DB": str(data_dir / "advisor.db"),
         "FABRIC_ADVISOR_KB": str(data_dir / "knowledge.db"),
         "FABRIC_ADVISOR_API_KEY": "",
+        # the shared servers answer every test module, faster than any one client may ask;
+        # tests/test_api_exposure.py starts its own with the limit on
+        "FABRIC_ADVISOR_RATE_LIMIT": "0",
     }
     _build_knowledge(Path(env["FABRIC_ADVISOR_KB"]))
     return env
@@ -62,4 +66,14 @@ def _build_knowledge(db: Path) -> None:
 
 
 def uvicorn_command(port: int) -> list[str]:
-    return [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", "127.0.0.1", "--port", str(port)]
+    return [
+        str(VENV_BIN / "python"),
+        "-m",
+        "uvicorn",
+        "api.app:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *UVICORN_FLAGS,
+    ]

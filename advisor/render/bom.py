@@ -2,7 +2,8 @@
 --bom-csv) and the figures every renderer shows beside it (cost by category).
 
 One row per BOM line, then one total row; prices in US dollars. Cells that a spreadsheet
-would read as a formula (starting with =, +, - or @) are prefixed with a quote.
+would read as a formula (starting with =, +, -, @, a tab or a carriage return) are
+prefixed with a quote.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 
+from core import links
 from rules.facts import usd
 from rules.models import Cost, Recommendation
 
@@ -47,8 +49,13 @@ CATEGORY_NAMES = {
 }
 
 
+#: the first characters a spreadsheet reads as the start of a formula (OWASP's CSV injection
+#: list: = + - @, and a tab or carriage return, after which Excel reads one of those)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+    if isinstance(value, str) and value[:1] in FORMULA_STARTS:
         return "'" + value
     return value
 
@@ -119,7 +126,11 @@ def fabric_lines(cost: Cost) -> list[str]:
 
 def sibling_url(diagram_url: str | None, name: str) -> str | None:
     """The report's or the CSV's URL beside a recommendation's diagram URL
-    (`.../r_x/diagram.svg` -> `.../r_x/report`)."""
-    if not diagram_url or not diagram_url.endswith("/diagram.svg"):
+    (`.../r_x/diagram.svg` -> `.../r_x/report`), signed when the server has an API key
+    (core.links: any file of a recommendation, bom.xlsx or report.pdf alike)."""
+    if not diagram_url:
         return None
-    return diagram_url.removesuffix("diagram.svg") + name
+    diagram_url = links.unsigned(diagram_url)
+    if not diagram_url.endswith("/diagram.svg"):
+        return None
+    return links.signed(diagram_url.removesuffix("diagram.svg") + name)

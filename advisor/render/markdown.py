@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from advisor.models import Answer
 from advisor.render.labels import labels
+from core import links
 from knowledge import catalogue
 from rules.formatting import usd
 from rules.models import (
@@ -43,9 +44,19 @@ def duration(ms: float) -> str:
     return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.1f} ms"
 
 
+_MARKUP = re.compile(r"([\\`*_\[\]()<>~#|!])")
+
+
+def escape_markdown(text: str) -> str:
+    """Text a person typed, shown as typed: markdown's marks are backslash-escaped, so
+    `[click](https://evil)` in a GPU name or an echoed question is no live link in the
+    web chat nor in Slack (advisor.render.slack reads the escapes back as plain marks)."""
+    return _MARKUP.sub(r"\\\1", text)
+
+
 def workload_line(rec: Recommendation) -> str:
     p = rec.profile
-    gpu = f"{p.gpu_model} " if p.gpu_model else ""
+    gpu = f"{escape_markdown(p.gpu_model)} " if p.gpu_model else ""
     model = f", {p.model_params_b:g}B-parameter model" if p.model_params_b else ""
     return (
         f"{p.workload} on {p.gpu_count:,} {gpu}GPUs "
@@ -253,8 +264,8 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
             "**Also considered:** "
             + "; ".join(f"{a.name} ({cost_range(a.network_usd_low, a.network_usd_high)})" for a in rec.alternatives),
         ]
-    if diagram_url:
-        lines += ["", f"[Topology diagram]({diagram_url})"]
+    if diagram_url:  # signed when the server has an API key: a browser sends no key (core.links)
+        lines += ["", f"[Topology diagram]({links.signed(diagram_url)})"]
     if rec.id:
         lines += ["", f'_Recommendation id: `{rec.id}`. Ask "why?" for every rule, or "compare" for the alternatives._']
     return "\n".join(lines)
@@ -410,8 +421,8 @@ def rejected_markdown(rejected: Iterable[StatedText]) -> str:
 def _unusable(span: StatedText) -> str:
     if span.field == "gpu_model":
         known = ", ".join(catalogue.gpu_models())
-        return f'I have no data for a GPU called "{span.text}" (I know {known}), so I leave the model out.'
-    return f'I can\'t size "{span.text}": {SIZE_LIMITS.get(span.field, "that is out of range")}.'
+        return f'I have no data for a GPU called "{escape_markdown(span.text)}" (I know {known}), so I leave the model out.'
+    return f'I can\'t size "{escape_markdown(span.text)}": {SIZE_LIMITS.get(span.field, "that is out of range")}.'
 
 
 def clarification_markdown(missing: list[str]) -> str:

@@ -30,6 +30,7 @@ from advisor.render.markdown import (
     topology_line,
     workload_line,
 )
+from core import links
 from rules.models import FabricConfiguration, Reason, Recommendation
 
 __all__ = ["escape", "markdown_to_mrkdwn", "recommendation_blocks"]
@@ -48,17 +49,22 @@ def escape(text: str) -> str:
 
 _FENCE = re.compile(r"```.*?```", re.S)
 _CODE = re.compile(r"`[^`\n]+`")
-_LINK = re.compile(r"\[([^\]\n]+)\]\(\s*<?([^()\s<>]+(?:\([^()\s]*\))?)>?(?:\s+\"[^\"]*\")?\s*\)")
+_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^()\s<>]+(?:\([^()\s]*\))?)>?(?:\s+\"[^\"]*\")?\s*\)")
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^<>\s|]+)>")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 _BULLET = re.compile(r"^([ \t]*)[-*+][ \t]+", re.M)
 _QUOTE = re.compile(r"^([ \t]{0,3})>[ \t]?", re.M)
-_BOLD_ITALIC = re.compile(r"\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*", re.S)
-_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.S)
-_ITALIC_STAR = re.compile(r"(?<![*\w])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![*\w])")
-_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-_HARD_BREAK = re.compile(r"(?: {2,}|\\)\n")
+# An emphasised span is at most SPAN characters: a lazy `.+?` with no end in sight would
+# read to the end of the text from every mark, quadratic in a text of many marks.
+SPAN = 400
+_BOLD_ITALIC = re.compile(rf"\*\*\*(?=\S)(.{{1,{SPAN}}}?)(?<=\S)\*\*\*", re.S)
+_BOLD = re.compile(rf"(\*\*|__)(?=\S)(.{{1,{SPAN}}}?)(?<=\S)\1", re.S)
+_ITALIC_STAR = re.compile(rf"(?<![*\w])\*(?=[^\s*])([^*\n]{{1,{SPAN}}}?)(?<=[^\s*])\*(?![*\w])")
+_STRIKE = re.compile(rf"~~(?=\S)(.{{1,{SPAN}}}?)(?<=\S)~~")
+_PLAIN_EMPHASIS = re.compile(rf"(\*\*|__|\*)(?=\S)(.{{1,{SPAN}}}?)(?<=\S)\1")
+_HARD_BREAK = re.compile(r"(?<! ) {2,}\n|\\\n")  # a run of spaces from its start: linear
 _RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$", re.M)
+_ESCAPED = re.compile(r"\\([\\`*_\[\]()<>~#|!{}+.-])")
 _TOKEN = "\x00{}\x00"
 _TOKEN_RE = re.compile(r"\x00(\d+)\x00")
 
@@ -85,6 +91,9 @@ def markdown_to_mrkdwn(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\x00", "").replace("\x01", "")
     text = _FENCE.sub(lambda m: keep(escape(m.group(0))), text)
     text = _CODE.sub(lambda m: keep(escape(m.group(0))), text)
+    # a backslash-escaped mark (markdown.escape_markdown: what a person typed) is a plain
+    # character: never a link, emphasis or heading
+    text = _ESCAPED.sub(lambda m: keep(escape(m.group(1))), text)
     text = _LINK.sub(lambda m: link(m.group(1), m.group(2)), text)
     text = _AUTOLINK.sub(lambda m: keep(f"<{m.group(1)}>"), text)
     text = _QUOTE.sub(lambda m: keep("> "), text)
@@ -112,7 +121,7 @@ def _inline(text: str) -> str:
 
 def _plain_emphasis(text: str) -> str:
     """A heading is bold already: drop the emphasis marks inside it."""
-    return re.sub(r"(\*\*|__|\*)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
+    return _PLAIN_EMPHASIS.sub(r"\2", text)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -173,16 +182,16 @@ def recommendation_blocks(
         blocks.append(_section(f":warning: *Check:* {markdown_to_mrkdwn(warning)}"))
     if rec.fabric_configuration:
         blocks += _configuration_blocks(rec.fabric_configuration)
-    links = []
-    if diagram_url:
-        links.append(f"<{_url(diagram_url)}|Topology diagram (SVG)>")
+    shown: list[str] = []
+    if diagram_url:  # signed when the server has an API key: Slack's browser sends none (core.links)
+        shown.append(f"<{_url(links.signed(diagram_url) or diagram_url)}|Topology diagram (SVG)>")
     report, csv = sibling_url(diagram_url, "report"), sibling_url(diagram_url, "bom.csv")
     if report and csv and rec.bill_of_materials:
-        links += [f"<{_url(report)}|Printable report>", f"<{_url(csv)}|Bill of materials (CSV)>"]
+        shown += [f"<{_url(report)}|Printable report>", f"<{_url(csv)}|Bill of materials (CSV)>"]
     if rec.id:
-        links.append(f"Recommendation id `{escape(rec.id)}`")
-    links.append("Say *why?* for every rule, or *compare* for the alternatives")
-    blocks += [{"type": "divider"}, _context(*links)]
+        shown.append(f"Recommendation id `{escape(rec.id)}`")
+    shown.append("Say *why?* for every rule, or *compare* for the alternatives")
+    blocks += [{"type": "divider"}, _context(*shown)]
     return blocks
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body, Request, Response
 
 from advisor.models import AskRequest, AskResult
+from api import offload
 from api.deps import Service
 from api.schemas import Problem, ValidationProblem, json_model
 
@@ -40,9 +41,13 @@ ASK_EXAMPLES = {
         },
     },
 )
-async def ask(body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)], service: Service) -> Response:
+async def ask(
+    body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)], service: Service, request: Request
+) -> Response:
     """Understands a workload description or a question. `kind` says what came back:
     a `recommendation` when the workload is complete, an `answer` from the knowledge
     base, or a `clarification` naming what is `missing`. Send the returned `profile`
     with the next question to carry the conversation on."""
-    return json_model(service.ask(body.question, body.profile, body.recommendation_id))
+    return await offload.run(
+        request, lambda: json_model(service.ask(body.question, body.profile, body.recommendation_id))
+    )

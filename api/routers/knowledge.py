@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 
+from api import offload
 from api.deps import Knowledge
 from api.schemas import FaqResults, KnowledgeSubject, SubjectNotFound, ValidationProblem
 
@@ -20,6 +21,7 @@ router = APIRouter(prefix="/v1", tags=["knowledge"])
 )
 async def faq(
     kb: Knowledge,
+    request: Request,
     q: Annotated[
         str,
         Query(min_length=1, max_length=500, description="The question or keywords.", examples=["what is PFC?"]),
@@ -27,7 +29,7 @@ async def faq(
     limit: Annotated[int, Query(ge=1, le=20, description="Most entries to return.", examples=[5])] = 5,
 ) -> FaqResults:
     """Entries that answer the question, best first, each with its source."""
-    return FaqResults(query=q, results=kb.search(q, limit=limit))
+    return FaqResults(query=q, results=await offload.run(request, kb.search, q, limit=limit))
 
 
 @router.get("/knowledge", summary="List the knowledge subjects")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Path, Response
+from fastapi import APIRouter, Body, HTTPException, Path, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
@@ -16,8 +16,10 @@ from advisor.render.bom import bom_csv
 from advisor.render.cabling import NO_FABRIC, cabling_build, cabling_csv
 from advisor.render.report import report_html
 from advisor.render.svg import topology_svg
+from api import offload
 from api.deps import Service
 from api.schemas import Problem, ValidationProblem, json_error, json_model
+from core.settings import settings
 from rules.models import Recommendation, WorkloadProfile
 
 router = APIRouter(prefix="/v1/recommendations", tags=["recommendations"])
@@ -106,21 +108,22 @@ def _non_json(media_type: str, description: str) -> dict[int | str, Any]:
 async def create_recommendation(
     profile: Annotated[WorkloadProfile, Body(openapi_examples=PROFILE_EXAMPLES)],
     service: Service,
+    request: Request,
 ) -> Response:
     """Size the fabric for a workload: technology, topology, ports per server, switch and
     cable counts, cost range and all-reduce time, with the rule behind every choice.
     Every recommendation is stored; its `id` is a link a sales engineer can share."""
     try:
-        recommendation = service.recommend(profile)
+        recommendation = await offload.run(request, service.recommend, profile)
     except ValidationError as exc:  # the profile does not fit the server it names (rules.servers)
         raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
     return json_model(recommendation, status_code=201, headers={"Location": f"{router.prefix}/{recommendation.id}"})
 
 
 @router.get("/{rec_id}", summary="Fetch a stored recommendation", response_model=Recommendation, responses=NOT_FOUND)
-async def get_recommendation(rec_id: RecId, service: Service) -> Response:
+async def get_recommendation(rec_id: RecId, service: Service, request: Request) -> Response:
     """The recommendation exactly as it was returned when it was made."""
-    return json_model(_stored(service, rec_id))
+    return await offload.run(request, lambda: json_model(_stored(service, rec_id)))
 
 
 @router.get(
@@ -134,9 +137,9 @@ async def get_recommendation(rec_id: RecId, service: Service) -> Response:
         422: json_error(ValidationProblem, "The id has characters ids never have."),
     },
 )
-async def get_diagram(rec_id: RecId, service: Service) -> SVGResponse:
+async def get_diagram(rec_id: RecId, service: Service, request: Request) -> SVGResponse:
     """The recommended topology drawn as SVG: switch tiers, counts and links."""
-    return SVGResponse(topology_svg(_stored(service, rec_id)))
+    return SVGResponse(await offload.run(request, lambda: topology_svg(_stored(service, rec_id))))
 
 
 @router.get(
@@ -147,11 +150,11 @@ async def get_diagram(rec_id: RecId, service: Service) -> SVGResponse:
         "text/csv", "One row per part (network, category, part number, quantity, prices, source), then a total row."
     ),
 )
-async def get_bom_csv(rec_id: RecId, service: Service) -> CSVResponse:
+async def get_bom_csv(rec_id: RecId, service: Service, request: Request) -> CSVResponse:
     """Every part of the recommended network with its low and high price, date and
     source, for a spreadsheet or a quote."""
     return CSVResponse(
-        bom_csv(_stored(service, rec_id)),
+        await offload.run(request, lambda: bom_csv(_stored(service, rec_id))),
         headers={"Content-Disposition": f'attachment; filename="{rec_id}-bom.csv"'},
     )
 
@@ -187,14 +190,18 @@ async def get_cabling_csv(rec_id: RecId, service: Service) -> StreamingResponse:
     response_class=HTMLReportResponse,
     responses=_non_json("text/html", "A self-contained HTML page, laid out to print on A4."),
 )
-async def get_report(rec_id: RecId, service: Service) -> HTMLReportResponse:
+async def get_report(rec_id: RecId, service: Service, request: Request) -> HTMLReportResponse:
     """The design, its diagram, the bill of materials with totals, the reasons with their
     sources, the assumptions and the price book's date: a page to send a customer."""
-    return HTMLReportResponse(report_html(_stored(service, rec_id)))
+    return HTMLReportResponse(await offload.run(request, lambda: report_html(_stored(service, rec_id))))
 
 
 def _stored(service: Service, rec_id: str) -> Recommendation:
     recommendation = service.get_recommendation(rec_id)
     if recommendation is None:
-        raise HTTPException(404, detail=f"No recommendation has the id {rec_id!r}; check the id you were given.")
+        raise HTTPException(
+            404,
+            detail=f"No recommendation has the id {rec_id!r}; check the id you were given. Recommendations are "
+            f"kept for {settings.retention_days:g} days: an older one is gone, so size the workload again.",
+        )
     return recommendation

@@ -17,6 +17,7 @@ from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.render import markdown, slack
 from advisor.settings import settings
+from core import links
 from rules.models import Recommendation
 
 SLACK = "slack"
@@ -34,7 +35,7 @@ def send_recommendation(
     dispatcher: CollectingDispatcher, tracker: Tracker, rec: Recommendation, previous: Recommendation | None = None
 ) -> None:
     """Send rec's summary; when it replaces a different recommendation, lead with what changed."""
-    url = settings.diagram_url(rec.id)
+    url = links.signed(settings.diagram_url(rec.id))  # the widget's browser sends no API key
     changed = previous if previous is not None and previous.id != rec.id else None
     head = markdown.what_changed_markdown(changed, rec) if changed else None
     channel = tracker.get_latest_input_channel()
