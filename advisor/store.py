@@ -158,8 +158,13 @@ def database(path: Path | None = None) -> Store:
     return _store(settings.database_url or str(settings.db_path))
 
 
+#: Left out of the id: the same design quoted again on another day is the same quote
+#: (the store keeps the first issue date).
+NOT_IN_ID: dict[str, object] = {"id": True, "quote": {"issued": True, "valid_until": True}}
+
+
 def recommendation_id(rec: Recommendation) -> str:
-    return _content_id(rec.model_dump_json(exclude={"id"}))
+    return _content_id(rec.model_dump_json(exclude=NOT_IN_ID))  # type: ignore[arg-type]
 
 
 def _content_id(body_without_id: str) -> str:
@@ -167,12 +172,17 @@ def _content_id(body_without_id: str) -> str:
 
 
 def save(rec: Recommendation, path: Path | None = None) -> Recommendation:
-    """Store rec and return it with its id set."""
-    body = rec.model_dump_json(exclude={"id"})
-    rec_id = _content_id(body)
+    """Store rec and return it with its id set; a design stored before comes back as it
+    was stored (its quote's first issue date)."""
+    rec_id = recommendation_id(rec)
     stored = rec.model_copy(update={"id": rec_id})
-    document = f'{{"id":"{rec_id}",{body[1:]}' if body != "{}" else f'{{"id":"{rec_id}"}}'
-    database(path).insert(rec_id, datetime.now(UTC).isoformat(timespec="seconds"), document)
+    document = stored.model_dump_json()
+    store = database(path)
+    store.insert(rec_id, datetime.now(UTC).isoformat(timespec="seconds"), document)
+    if rec.quote is not None:
+        kept = store.body(rec_id)
+        if kept is not None and kept != document:
+            return Recommendation.model_validate_json(kept)
     return stored
 
 

@@ -581,6 +581,36 @@ class Reason(_Model):
     )
 
 
+class DesignVersions(_Model):
+    """The data a design was made from, stored with it so a quote (or a complaint about
+    one) can be traced to the exact rulebook, hardware catalogue and price book."""
+
+    rulebook: str = Field(description="Version of the rulebook (content hash).", examples=["rb-3f9a0c12"])
+    catalogue: str = Field(description="Version of the hardware catalogue (content hash).", examples=["hw-9c1d2e3f"])
+    price_book: str = Field(
+        description="The price book's date and content hash.", examples=["2026-12 (pb-a1b2c3d4)"]
+    )
+
+
+class Quote(_Model):
+    """The terms a design is quoted under: who it is for, when it was issued and how long
+    it holds, and the customer's own prices and discount where given."""
+
+    prepared_for: str | None = Field(default=None, description="Who the quote is for.", examples=["Acme AI Lab"])
+    issued: str = Field(description="Date the design was first quoted (YYYY-MM-DD).", examples=["2026-12-04"])
+    valid_until: str = Field(description="Last day the quote holds (YYYY-MM-DD).", examples=["2027-01-03"])
+    customer_priced: list[str] = Field(
+        default_factory=list,
+        description="Part numbers priced from the customer's price list instead of the price book.",
+        examples=[["MQM9700-NS2F"]],
+    )
+    discount_pct: float = Field(default=0, ge=0, lt=100, description="Discount on the network, %.", examples=[12.5])
+    discount_usd_low: int = Field(default=0, description="The discount on the low end, USD.", examples=[45_000])
+    discount_usd_high: int = Field(default=0, description="The discount on the high end, USD.", examples=[77_000])
+    net_usd_low: int = Field(description="Network cost after the discount, low end.", examples=[336_000])
+    net_usd_high: int = Field(description="Network cost after the discount, high end.", examples=[539_000])
+
+
 class Recommendation(_Model):
     id: str | None = Field(default=None, description="Shareable id once stored.", examples=["r_3f9a0c12"])
     profile: WorkloadProfile
@@ -604,3 +634,7 @@ class Recommendation(_Model):
         description="Things the customer should check.",
         examples=[["DGX A100 carries ConnectX-6 (HDR, 200 Gb/s): NDR links would run at 200G."]],
     )
+    versions: DesignVersions | None = Field(
+        default=None, description="The rulebook, catalogue and price book the design used (set when stored)."
+    )
+    quote: Quote | None = Field(default=None, description="The quote's terms (set when stored).")
