@@ -587,9 +587,7 @@ class DesignVersions(_Model):
 
     rulebook: str = Field(description="Version of the rulebook (content hash).", examples=["rb-3f9a0c12"])
     catalogue: str = Field(description="Version of the hardware catalogue (content hash).", examples=["hw-9c1d2e3f"])
-    price_book: str = Field(
-        description="The price book's date and content hash.", examples=["2026-12 (pb-a1b2c3d4)"]
-    )
+    price_book: str = Field(description="The price book's date and content hash.", examples=["2026-12 (pb-a1b2c3d4)"])
 
 
 class Quote(_Model):
