@@ -23,13 +23,24 @@ import hashlib
 from datetime import date, timedelta
 from functools import cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from core.settings import REPO, settings
 from knowledge.pricebook import price_book
-from rules.models import CostPart, DesignVersions, Quote, Recommendation, WorkloadProfile
+from rules import engine
+from rules.models import (
+    AlternativeSwitches,
+    CostPart,
+    DesignVersions,
+    Quote,
+    Racks,
+    Recommendation,
+    SupportLine,
+    WorkloadProfile,
+)
 
 CUSTOMER_PRICE_SOURCE = "As quoted by the customer's price list"
 
@@ -39,6 +50,39 @@ CATALOGUE_FILES = tuple(
     for name in ("hardware", "gpus", "links", "ports", "cost", "roce", "fabric_settings", "figures")
 )
 PRICE_BOOK_FILES = ("knowledge/sources/pricebook.yaml",)
+
+SUPPORT_FILE = Path(__file__).with_name("support.yaml")
+
+Family = Literal["infiniband", "roce", "ethernet"]
+
+
+class _SupportEntry(SupportLine):
+    fabrics: list[Family] = Field(min_length=1)
+
+
+@cache
+def support_entries(path: Path = SUPPORT_FILE) -> tuple[_SupportEntry, ...]:
+    """advisor/support.yaml, validated: a typo stops the start with the entry named."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    entries = []
+    for number, raw in enumerate(data["support"], 1):
+        try:
+            entries.append(_SupportEntry.model_validate(raw))
+        except ValueError as exc:
+            raise ValueError(f"{path.name}, support entry {number}: {exc}") from exc
+    return tuple(entries)
+
+
+def support_lines(rec: Recommendation) -> list[SupportLine]:
+    """The support and licence lines of the design's fabric family (none for NVLink only)."""
+    technology = str(rec.fabric.technology)
+    family = "infiniband" if technology.startswith("infiniband") else technology.removesuffix("v2")
+    return [
+        SupportLine.model_validate(entry.model_dump(exclude={"fabrics"}))
+        for entry in support_entries()
+        if family in entry.fabrics
+    ]
+
 
 PreparedFor = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 
@@ -71,9 +115,9 @@ class RecommendationRequest(WorkloadProfile):
     """The body of POST /v1/recommendations: the workload profile, and optionally the
     quote's terms (who it is for, the customer's prices, a discount)."""
 
-    prepared_for: PreparedFor | None = QuoteTerms.model_fields["prepared_for"]
-    prices: dict[str, float] = QuoteTerms.model_fields["prices"]
-    discount_pct: float = QuoteTerms.model_fields["discount_pct"]
+    prepared_for: PreparedFor | None = QuoteTerms.model_fields["prepared_for"]  # type: ignore[assignment]
+    prices: dict[str, float] = QuoteTerms.model_fields["prices"]  # type: ignore[assignment]
+    discount_pct: float = QuoteTerms.model_fields["discount_pct"]  # type: ignore[assignment]
 
     @field_validator("prices")
     @classmethod
@@ -142,8 +186,64 @@ def quoted(rec: Recommendation, terms: QuoteTerms | None = None, today: date | N
         discount_usd_high=off_high,
         net_usd_low=low - off_low,
         net_usd_high=high - off_high,
+        support=support_lines(rec),
+        alternative_switches=alternative_switches(rec),
     )
-    return rec.model_copy(update={"versions": versions(), "quote": quote})
+    return rec.model_copy(update={"versions": versions(), "quote": quote, "racks": racks(rec)})
+
+
+def alternative_switches(rec: Recommendation) -> list[AlternativeSwitches]:
+    """Each alternative's compute switches: the same profile designed with that fabric
+    preferred (an alternative the rules would not build as preferred is left out)."""
+    found = []
+    for alt in rec.alternatives:
+        try:
+            profile = WorkloadProfile.model_validate({**rec.profile.model_dump(), "prefer": str(alt.technology)})
+        except ValueError:
+            continue
+        other = engine.recommend(profile)
+        if other.fabric.technology != alt.technology:
+            continue
+        t = other.topology
+        found.append(
+            AlternativeSwitches(
+                technology=alt.technology,
+                switch_model=other.fabric.switch_model,
+                leaf_switches=t.leaf_switches,
+                spine_switches=t.spine_switches,
+                core_switches=t.core_switches,
+            )
+        )
+    return found
+
+
+#: A server with this many GPUs is a rack-scale system (GB200 NVL72): one per rack.
+RACK_SCALE_GPUS = 36
+
+
+def racks(rec: Recommendation) -> Racks:
+    """Racks of servers at the price book's servers per rack (a rack-scale system fills
+    its own), and network racks at its usable units per network rack."""
+    book = price_book().assumptions
+    profile = rec.profile
+    per_node = profile.gpus_per_node or 1
+    servers = profile.node_count or -(-(profile.gpu_count or 0) // per_node)
+    per_rack = 1 if per_node >= RACK_SCALE_GPUS else book.servers_per_rack
+    units = rec.cost.rack_units
+    basis = (
+        f"{per_rack} {'rack-scale system' if per_rack == 1 else 'servers'} per rack and "
+        f"{book.network_rack_units} usable units per network rack; power of the network's parts only, "
+        f"not of the servers. Source: {book.source}"
+    )
+    return Racks(
+        servers=servers,
+        servers_per_rack=per_rack,
+        server_racks=-(-servers // per_rack),
+        switch_rack_units=units,
+        network_racks=-(-units // book.network_rack_units) if units else 0,
+        network_watts=rec.cost.watts,
+        basis=basis,
+    )
 
 
 def _customer_priced(rec: Recommendation, prices: dict[str, float], today: date) -> Recommendation:

@@ -38,6 +38,14 @@ CONNECT_TIMEOUT_S = 3
 POOL_SIZE = 4
 
 
+#: "This looks wrong" reports: the design's id, the reason, and the versions of the data
+#: the design was made from (so the report stays readable after the data changed).
+FEEDBACK_TABLE = (
+    "CREATE TABLE IF NOT EXISTS feedback (id SERIAL PRIMARY KEY, recommendation_id TEXT NOT NULL, "
+    "created_at TEXT NOT NULL, reason TEXT NOT NULL, versions TEXT NOT NULL)"
+)
+
+
 class StoreUnavailable(RuntimeError):
     """The store of recommendations cannot be reached (the message says which and why)."""
 
@@ -46,6 +54,8 @@ class Store(Protocol):
     def insert(self, rec_id: str, created_at: str, document: str) -> None: ...
 
     def body(self, rec_id: str) -> str | None: ...
+
+    def insert_feedback(self, rec_id: str, created_at: str, reason: str, versions: str) -> int: ...
 
 
 class SqliteStore:
@@ -72,6 +82,15 @@ class SqliteStore:
     def body(self, rec_id: str) -> str | None:
         row = self.db.execute("SELECT body FROM recommendations WHERE id = ?", [rec_id]).fetchone()
         return str(row[0]) if row else None
+
+    def insert_feedback(self, rec_id: str, created_at: str, reason: str, versions: str) -> int:
+        with _lock:
+            self.db.execute(FEEDBACK_TABLE.replace("SERIAL", "INTEGER"))
+            cursor = self.db.execute(
+                "INSERT INTO feedback (recommendation_id, created_at, reason, versions) VALUES (?, ?, ?, ?)",
+                [rec_id, created_at, reason, versions],
+            )
+            return int(cursor.lastrowid or 0)
 
 
 class PostgresStore:
@@ -118,6 +137,15 @@ class PostgresStore:
     def body(self, rec_id: str) -> str | None:
         row = self._run("SELECT body FROM recommendations WHERE id = %s", (rec_id,))
         return str(row[0]) if row else None
+
+    def insert_feedback(self, rec_id: str, created_at: str, reason: str, versions: str) -> int:
+        self._run(FEEDBACK_TABLE, ())
+        row = self._run(
+            "INSERT INTO feedback (recommendation_id, created_at, reason, versions) VALUES (%s, %s, %s, %s) "
+            "RETURNING id",
+            (rec_id, created_at, reason, versions),
+        )
+        return int(row[0]) if row else 0
 
 
 def _without_password(url: str) -> str:
@@ -184,6 +212,13 @@ def save(rec: Recommendation, path: Path | None = None) -> Recommendation:
         if kept is not None and kept != document:
             return Recommendation.model_validate_json(kept)
     return stored
+
+
+def save_feedback(rec: Recommendation, reason: str, path: Path | None = None) -> tuple[int, str]:
+    """File a "this looks wrong" report against a stored design; its id and time."""
+    created_at = datetime.now(UTC).isoformat(timespec="seconds")
+    versions = rec.versions.model_dump_json() if rec.versions else "{}"
+    return database(path).insert_feedback(rec.id or "", created_at, reason, versions), created_at
 
 
 def load(rec_id: str, path: Path | None = None) -> Recommendation | None:

@@ -590,6 +590,40 @@ class DesignVersions(_Model):
     price_book: str = Field(description="The price book's date and content hash.", examples=["2026-12 (pb-a1b2c3d4)"])
 
 
+class Racks(_Model):
+    """Where the cluster stands: racks of servers and of network switches, and the
+    network's power, worked out from the price book's rack assumptions."""
+
+    servers: int = Field(ge=0, description="GPU servers (or rack-scale systems).", examples=[16])
+    servers_per_rack: int = Field(ge=1, description="Servers per rack assumed.", examples=[4])
+    server_racks: int = Field(ge=0, description="Racks of GPU servers.", examples=[4])
+    switch_rack_units: int = Field(ge=0, description="Rack units of every network switch.", examples=[12])
+    network_racks: int = Field(ge=0, description="Network racks for the switches.", examples=[1])
+    network_watts: int = Field(ge=0, description="Power of the network's parts (W).", examples=[9_800])
+    basis: str = Field(description="The assumptions and their source.", examples=["4 servers per rack (...)"])
+
+
+class SupportLine(_Model):
+    """A support or licence item the network needs beyond its parts, and how the quote
+    treats it: priced, or excluded with the reason."""
+
+    item: str = Field(description="What it is.", examples=["UFM Enterprise licence"])
+    treatment: Literal["priced", "excluded"] = Field(description="Priced in the quote or excluded.")
+    why: str = Field(description="Why it is excluded, or what the price covers.")
+    source: str = Field(description="The document behind it.")
+
+
+class AlternativeSwitches(_Model):
+    """The compute switches an alternative fabric would need for the same cluster, so a
+    quote can set the alternatives side by side."""
+
+    technology: Technology = Field(description="The alternative fabric.", examples=["rocev2"])
+    switch_model: str | None = Field(default=None, description="Its switch.", examples=["NVIDIA Spectrum-4 SN5600"])
+    leaf_switches: int = Field(ge=0, description="Leaf switches.", examples=[8])
+    spine_switches: int = Field(ge=0, description="Spine switches.", examples=[4])
+    core_switches: int = Field(ge=0, description="Core switches.", examples=[0])
+
+
 class Quote(_Model):
     """The terms a design is quoted under: who it is for, when it was issued and how long
     it holds, and the customer's own prices and discount where given."""
@@ -607,6 +641,10 @@ class Quote(_Model):
     discount_usd_high: int = Field(default=0, description="The discount on the high end, USD.", examples=[77_000])
     net_usd_low: int = Field(description="Network cost after the discount, low end.", examples=[336_000])
     net_usd_high: int = Field(description="Network cost after the discount, high end.", examples=[539_000])
+    support: list[SupportLine] = Field(default_factory=list, description="Support and licence lines.")
+    alternative_switches: list[AlternativeSwitches] = Field(
+        default_factory=list, description="The compute switches of each alternative, for the side-by-side table."
+    )
 
 
 class Recommendation(_Model):
@@ -636,3 +674,4 @@ class Recommendation(_Model):
         default=None, description="The rulebook, catalogue and price book the design used (set when stored)."
     )
     quote: Quote | None = Field(default=None, description="The quote's terms (set when stored).")
+    racks: Racks | None = Field(default=None, description="Racks and network power (set when stored).")

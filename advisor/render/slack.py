@@ -29,6 +29,7 @@ from advisor.render.markdown import (
     topology_line,
     workload_line,
 )
+from advisor.render.wording import customer
 from rules.models import FabricConfiguration, Reason, Recommendation
 
 __all__ = ["escape", "markdown_to_mrkdwn", "recommendation_blocks"]
@@ -131,6 +132,7 @@ def recommendation_blocks(rec: Recommendation, diagram_url: str | None = None, r
     materials as CSV, and the id to refer to. Send the markdown summary, through
     `markdown_to_mrkdwn`, as the message's `text`: Slack shows it in notifications.
     """
+    rec = customer(rec)
     f, t, perf = rec.fabric, rec.topology, rec.performance
     switch = f" on {f.switch_model}" if f.switch_model else ""
     fields = [

@@ -18,6 +18,7 @@ from advisor.render.markdown import (
     topology_line,
     workload_line,
 )
+from advisor.render.wording import customer
 from rules.models import Recommendation, Topology
 
 
@@ -107,6 +108,8 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
 
 def bom_view(rec: Recommendation) -> Table:
     """The bill of materials: one row per line, then the total per network and overall."""
+    rec = customer(rec)
+    rec = customer(rec)
     table = Table(
         title=f"Bill of materials (price book {rec.cost.price_book_date or '-'}; low = street, high = list)",
         title_justify="left",
