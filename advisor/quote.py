@@ -268,8 +268,6 @@ def _customer_priced(rec: Recommendation, prices: dict[str, float], today: date)
                 update={
                     "unit_usd_low": unit,
                     "unit_usd_high": unit,
-                    "usd_low": total,
-                    "usd_high": total,
                     "price_date": today.strftime("%Y-%m"),
                     "source": CUSTOMER_PRICE_SOURCE,
                 }
