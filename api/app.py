@@ -14,7 +14,7 @@ from advisor import service
 from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
-from api.routers import ask, health, knowledge, recommendations, widget
+from api.routers import ask, docs, health, knowledge, recommendations, widget
 from api.schemas import Problem
 from api.security import require_api_key
 
@@ -60,6 +60,8 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
         version=_version(),
         description=DESCRIPTION,
         openapi_tags=TAGS,
+        docs_url=None,  # api.routers.docs serves /docs and /redoc from local files
+        redoc_url=None,
     )
     app.state.config = config
     errors.install(app)
@@ -71,6 +73,7 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     app.include_router(knowledge.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(health.router)
     app.include_router(widget.router)
+    app.include_router(docs.router)
     widget.mount_static(app)
     if config.api_key is None:
         _document_key_as_optional(app)

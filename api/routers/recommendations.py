@@ -239,6 +239,7 @@ async def get_bom_xlsx(rec_id: RecId, service: Service) -> XLSXResponse:
     responses={
         201: {"description": "The report as filed, with the versions of the data the design used."},
         404: {"model": Problem, "description": "No recommendation has this id."},
+        413: {"model": Problem, "description": "Body over 64 KiB."},
         422: {"model": ValidationProblem, "description": "The reason is missing, too short or too long."},
     },
 )
