@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-import psycopg
-import psycopg_pool
 import sqlite_utils
 
 from core.settings import settings
@@ -98,6 +96,12 @@ class PostgresStore:
     checked before use, so a restarted server is found again without a restart of ours."""
 
     def __init__(self, url: str) -> None:
+        # here, not at the top: psycopg loads only where PostgreSQL is configured, so the
+        # CLI's `recommend` on the SQLite file starts without it
+        import psycopg
+        import psycopg_pool
+
+        self._errors = (psycopg.OperationalError, psycopg_pool.PoolTimeout)
         self.url = url
         self.where = _without_password(url)
         self.pool = psycopg_pool.ConnectionPool(
@@ -122,7 +126,7 @@ class PostgresStore:
                     self._ready = True
                 cursor = conn.execute(sql, params)
                 return cursor.fetchone() if cursor.description else None
-        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+        except self._errors as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StoreUnavailable(
                 f"the recommendation store (PostgreSQL at {self.where}) is unreachable: {reason}"
