@@ -46,6 +46,10 @@ dl.quote { display: grid; grid-template-columns: 30mm 1fr 30mm 1fr; gap: 0.6mm 3
            padding: 2.5mm 3mm; border: 1px solid #cbd2d9; border-radius: 2mm; font-size: 9pt; }
 dl.quote dt { font-weight: 600; } dl.quote dd { margin: 0; }
 table.side th[scope=row] { width: 30mm; }
+td, .source { overflow-wrap: anywhere; }
+table.config { table-layout: fixed; }
+table.config th:nth-child(1) { width: 18mm; } table.config th:nth-child(2) { width: 34mm; }
+table.config th:nth-child(3) { width: 62mm; }
 tr.discount td { color: #047857; }
 * { box-sizing: border-box; }
 body { font: 10pt/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1f2933;
@@ -181,22 +185,6 @@ def _bom(rec: Recommendation) -> str:
         "<table class='bom'><thead><tr><th>Category</th><th>Part number</th><th>Description</th>"
         "<th class='num'>Qty</th><th class='num'>Unit</th><th class='num'>Total</th></tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
-    )
-
-
-def _alternatives(rec: Recommendation) -> str:
-    if not rec.alternatives:
-        return ""
-    rows = "".join(
-        f"<tr><td>{_e(a.name)}</td><td class='num'>{_usd(a.network_usd_low, a.network_usd_high)}</td>"
-        f"<td class='num'>{_e(f'{a.relative_cost:.2f}x' if a.relative_cost else '-')}</td>"
-        f"<td class='num'>{a.relative_training_throughput:.0%}</td><td>{_e(a.trade_off)}</td></tr>"
-        for a in rec.alternatives
-    )
-    return (
-        "<h3>Trade-offs</h3><table><thead><tr><th>Fabric</th><th class='num'>Network cost</th>"
-        "<th class='num'>Cost vs recommended</th><th class='num'>Training throughput</th><th>Trade-off</th></tr>"
-        f"</thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -343,11 +331,12 @@ def _side_by_side(rec: Recommendation) -> str:
         (
             f"{rec.fabric.name} (recommended)",
             cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high),
+            "1.00x",
             f"{rec.performance.relative_training_throughput:.0%}",
             count(t.leaf_switches, t.spine_switches, t.core_switches, rec.fabric.switch_model),
             duration(rec.performance.allreduce_ms) if rec.performance.allreduce_ms is not None else "-",
             rec.fabric.latency_us + " us",
-            "-",
+            "the recommendation",
         )
     ]
     for a in rec.alternatives:
@@ -356,6 +345,7 @@ def _side_by_side(rec: Recommendation) -> str:
             (
                 a.name,
                 cost_range(a.network_usd_low, a.network_usd_high),
+                f"{a.relative_cost:.2f}x" if a.relative_cost else "-",
                 f"{a.relative_training_throughput:.0%}",
                 count(s.leaf_switches, s.spine_switches, s.core_switches, s.switch_model) if s else "-",
                 duration(a.allreduce_ms) if a.allreduce_ms is not None else "-",
@@ -363,7 +353,15 @@ def _side_by_side(rec: Recommendation) -> str:
                 a.trade_off,
             )
         )
-    labels = ["Network cost", "Training throughput", "Compute switches", "All-reduce", "Latency", "Trade-off"]
+    labels = [
+        "Network cost",
+        "Cost vs recommended",
+        "Training throughput",
+        "Compute switches",
+        "All-reduce",
+        "Latency",
+        "Trade-off",
+    ]
     head = "".join(f"<th>{_e(c[0])}</th>" for c in columns)
     body = "".join(
         f"<tr><th scope='row'>{_e(label)}</th>" + "".join(f"<td>{_e(c[i + 1])}</td>" for c in columns) + "</tr>"
@@ -396,7 +394,7 @@ def report_html(rec: Recommendation) -> str:
         f"<section id='cost'><h2>Cost</h2>{_cost_tables(rec)}</section>"
         f"<section id='bom'><h2>Bill of materials</h2>{_bom(rec)}</section>"
         f"<section id='support'>{_support(rec)}</section>"
-        f"<section id='alternatives'>{_side_by_side(rec)}{_alternatives(rec)}</section>"
+        f"<section id='alternatives'>{_side_by_side(rec)}</section>"
         f"<section id='reasons'><h2>Why</h2>{_reasons(rec)}</section>"
         f"<section id='assumptions'><h2>Assumptions</h2>{_assumptions(rec)}</section>"
         f"<footer>Made by Fabric Advisor from the rules of the guide {_e(GUIDE)}, NVIDIA reference "
