@@ -42,6 +42,9 @@ from rules.models import (
     WorkloadProfile,
 )
 
+#: The largest unit price taken (USD): no network part costs more; beyond, a typo.
+MAX_UNIT_USD = 10_000_000
+
 CUSTOMER_PRICE_SOURCE = "As quoted by the customer's price list"
 
 RULEBOOK_FILES = ("rules/rulebook/*.yaml", "rules/facts.yaml", "rules/options.yaml")
@@ -136,9 +139,11 @@ def checked_prices(prices: dict[str, float]) -> dict[str, float]:
     unknown = sorted(set(prices) - known_part_numbers())
     if unknown:
         raise ValueError(f"unknown part number(s) {', '.join(unknown)}; use the part numbers of the bill of materials")
-    negative = sorted(part for part, usd in prices.items() if not usd >= 0)
-    if negative:
-        raise ValueError(f"a unit price must be 0 or more (USD); check {', '.join(negative)}")
+    wrong = sorted(part for part, usd in prices.items() if not 0 <= usd <= MAX_UNIT_USD)  # NaN and inf too
+    if wrong:
+        raise ValueError(
+            f"a unit price must be 0 or more and at most {MAX_UNIT_USD:,.0f} (USD); check {', '.join(wrong)}"
+        )
     return prices
 
 

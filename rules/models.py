@@ -608,9 +608,14 @@ class SupportLine(_Model):
     treats it: priced, or excluded with the reason."""
 
     item: str = Field(description="What it is.", examples=["UFM Enterprise licence"])
-    treatment: Literal["priced", "excluded"] = Field(description="Priced in the quote or excluded.")
-    why: str = Field(description="Why it is excluded, or what the price covers.")
-    source: str = Field(description="The document behind it.")
+    treatment: Literal["priced", "excluded"] = Field(
+        description="Priced in the quote or excluded.", examples=["excluded"]
+    )
+    why: str = Field(
+        description="Why it is excluded, or what the price covers.",
+        examples=["Licensed per managed device and term by NVIDIA or a partner; no public price."],
+    )
+    source: str = Field(description="The document behind it.", examples=["NVIDIA UFM Enterprise user manual"])
 
 
 class AlternativeSwitches(_Model):

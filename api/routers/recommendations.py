@@ -60,6 +60,8 @@ PROFILE_EXAMPLES = {
     },
 }
 
+FEEDBACK_EXAMPLE = {"reason": "The spine count looks low for 1,024 GPUs."}
+
 RecId = Annotated[
     str,
     Path(
@@ -243,7 +245,14 @@ async def get_bom_xlsx(rec_id: RecId, service: Service) -> XLSXResponse:
         422: {"model": ValidationProblem, "description": "The reason is missing, too short or too long."},
     },
 )
-async def post_feedback(rec_id: RecId, body: feedback.FeedbackRequest, service: Service) -> Response:
+async def post_feedback(
+    rec_id: RecId,
+    body: Annotated[
+        feedback.FeedbackRequest,
+        Body(openapi_examples={"spines": {"summary": "A count that looks wrong", "value": FEEDBACK_EXAMPLE}}),
+    ],
+    service: Service,
+) -> Response:
     """File what looks wrong with a design; stored with the rulebook, catalogue and price
     book versions it was made from, for the team that maintains them."""
     filed = await run_in_threadpool(feedback.file, _stored(service, rec_id), body.reason)
