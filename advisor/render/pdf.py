@@ -5,11 +5,13 @@ out on A4 pages with the page numbers and the quote id in the page margins (CSS 
 counters). WeasyPrint needs Debian's pango libraries (libpango-1.0-0,
 libpangoft2-1.0-0; `make pdf-libs` installs them when missing); it reads no fonts,
 images or styles from the network (the report is self-contained, and a URL fetch is
-refused). WeasyPrint is imported with the first PDF, so the API and the CLI start
-without it.
+refused). The API loads WeasyPrint when it starts, so the first PDF is not slower
+than the others; the CLI imports this module only for --report-pdf.
 """
 
 from __future__ import annotations
+
+import weasyprint
 
 from advisor.render.report import report_html
 from rules.models import Recommendation
@@ -24,8 +26,6 @@ def _no_fetch(url: str, timeout: int = 10, ssl_context: object = None, http_head
 
 def report_pdf(rec: Recommendation) -> bytes:
     """The report of rec as PDF bytes."""
-    import weasyprint  # here: pango and WeasyPrint (~1 s) load with the first PDF, not with the API
-
     document = weasyprint.HTML(string=report_html(rec), url_fetcher=_no_fetch)
     pdf = document.write_pdf()
     assert pdf is not None  # write_pdf returns the bytes when given no target
