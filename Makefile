@@ -16,7 +16,7 @@ BOT_DATA := $(wildcard bot/data/*.yml) bot/domain.yml bot/config.yml $(wildcard 
 EMBEDDING_MODEL := $(VAR)/models/all-minilm-l6-v2
 MODEL := bot/models/fabric-advisor.tar.gz
 
-.PHONY: run run-cluster cluster-parts test check coverage lint bench setup venv rasa-venv kb model browser clean nlu-report embedding-model
+.PHONY: run run-cluster cluster-parts test check coverage lint bench setup venv rasa-venv kb model browser clean nlu-report embedding-model pdf-libs
 
 run: setup
 	$(PY) -m ops.run
@@ -58,7 +58,12 @@ lint: venv
 bench: setup cluster-parts
 	$(PY) -m bench
 
-setup: venv embedding-model kb rasa-venv model
+setup: venv pdf-libs embedding-model kb rasa-venv model
+
+# --- Debian's pango for WeasyPrint (the report's PDF), installed when missing -------
+pdf-libs:
+	@$(PYTHON3) -c "import ctypes.util as u, sys; sys.exit(0 if u.find_library('pango-1.0') and u.find_library('pangoft2-1.0') else 1)" \
+	  || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 >/dev/null; }
 
 # --- uv: installed from PyPI when the machine has none --------------------------
 .uv-ok:

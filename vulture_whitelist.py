@@ -94,3 +94,7 @@ _.hidden_ms
 # knowledge/sources/models.yaml (the model-shape table) and rules/models.py's Considered
 _.attention_heads
 _.overridden_by
+# openpyxl cell and sheet attributes set by advisor/render/xlsx.py
+_.font
+_.number_format
+_.freeze_panes

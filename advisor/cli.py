@@ -2,50 +2,172 @@
 
 Same functions as the API and the chat (advisor.recommendations, advisor.service,
 knowledge); this module only parses flags and prints. Each command imports what it
-needs when it runs, so `size` starts without the rules engine and only `ask` loads spaCy
-(tests/test_cli.py checks; `make bench` prints the start-up times). Bad input is one line on stderr and exit code 2, never a traceback.
+needs when it runs, so `size` starts without the rules engine, `recommend` without
+spaCy, FastAPI, WeasyPrint or openpyxl (unless asked for a PDF or a workbook), and only
+`ask` loads spaCy, under a spinner (tests/test_cli.py checks; `make bench` prints the
+time to the design's first line). Help is plain text that wraps at the terminal's
+width, so no flag is cut at 80 columns. Bad input is one line on stderr, naming the
+flag to fix, and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import BaseModel, ValidationError
-from rich.console import Console
 
-from advisor.models import AskRequest
-from advisor.render import bom as bom_render
-from advisor.render import terminal
-from core.settings import settings
-from rules.models import FloorSettings, Preference, Recommendation, Workload, WorkloadProfile
+from rules.models import FloorSettings, Preference, Workload, WorkloadProfile
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from advisor.quote import QuoteTerms
+    from rules.models import Recommendation
 
 app = typer.Typer(
     help="Fabric Advisor: how to network a GPU cluster, explained.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # click's plain help: wraps descriptions, never cuts a flag
 )
-kb_app = typer.Typer(help="The knowledge base.", no_args_is_help=True)
+kb_app = typer.Typer(help="The knowledge base.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(kb_app, name="kb")
-out = Console()
+
+#: The flag of each field a message may name, so an error says what to type.
+FLAGS = {
+    "gpu_count": "--gpus",
+    "node_count": "--nodes",
+    "gpus_per_node": "--gpus-per-node",
+    "gpu_model": "--gpu-model",
+    "model_params_b": "--params-b",
+    "budget_usd": "--budget-usd",
+    "network_budget_usd": "--network-budget-usd",
+    "cost_sensitive": "--cost-sensitive",
+    "existing_ethernet": "--existing-ethernet",
+    "message_gb": "--message-gb",
+    "active_params_b": "--active-params-b",
+    "tokens_per_step": "--tokens-per-step",
+    "prepared_for": "--prepared-for",
+    "discount_pct": "--discount-pct",
+    "prices": "--prices",
+    "question": "QUESTION",
+    "tp": "--tp",
+    "pp": "--pp",
+    "moe": "--moe",
+    "prefer": "--prefer",
+    "workload": "--workload",
+}
+_FIELD = re.compile(r"\b(" + "|".join(sorted((f for f in FLAGS if "_" in f), key=len, reverse=True)) + r")\b")
 
 
 class UserError(Exception):
     """Input the user can fix; printed as one line with exit code 2."""
 
 
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console()
+
+
+def _console_to_stderr() -> Console:
+    """The spinner's console: stderr, so `ask --json > file` stays clean JSON."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
 def _validation_line(exc: ValidationError) -> str:
+    """The first problem, with field names replaced by the flags that set them."""
     first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "profile"
+    field = ".".join(str(p) for p in first["loc"])
     message = first["msg"].removeprefix("Value error, ")
-    return message if message.startswith(field) else f"{field}: {message}"
+    head, colon, rest = message.partition(": ")
+    if colon and head in FLAGS:  # the message names its field first ("gpu_count: must be ...")
+        field, message = head, rest
+    message = _FIELD.sub(lambda m: FLAGS[m.group(1)], message)
+    return f"{FLAGS.get(field, field)}: {message}" if field else message
 
 
 def _json(model: BaseModel) -> None:
     print(model.model_dump_json(indent=2))
+
+
+def _read_prices(path: Path) -> dict[str, float]:
+    """A customer's price list: a CSV of part number and unit price (USD) per row; a
+    header row and a $ or thousands separators are allowed."""
+    import csv
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise UserError(f"--prices: cannot read {path}: {exc.strerror or exc}") from None
+    prices: dict[str, float] = {}
+    for number, row in enumerate(csv.reader(text.splitlines()), 1):
+        cells = [cell.strip() for cell in row if cell.strip()]
+        if not cells:
+            continue
+        if len(cells) < 2:
+            raise UserError(f"--prices: {path}, line {number}: need a part number and a unit price")
+        amount = cells[1].replace("$", "").replace(",", "").strip()
+        try:
+            prices[cells[0]] = float(amount)
+        except ValueError:
+            if number == 1:
+                continue  # a header row
+            raise UserError(f"--prices: {path}, line {number}: {cells[1]!r} is not a price in USD") from None
+    if not prices:
+        raise UserError(f"--prices: {path} has no part number and price rows")
+    return prices
+
+
+def _terms(prepared_for: str | None, prices: Path | None, discount_pct: float | None) -> QuoteTerms:
+    from advisor.quote import QuoteTerms
+
+    try:
+        return QuoteTerms(
+            prepared_for=prepared_for,
+            prices=_read_prices(prices) if prices is not None else {},
+            discount_pct=discount_pct or 0,
+        )
+    except ValidationError as exc:
+        raise UserError(_validation_line(exc)) from None
+
+
+def _write(path: Path, flag: str, content: bytes | str) -> None:
+    try:
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise UserError(f"{flag}: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _exports(rec: Recommendation, bom_csv: Path | None, bom_xlsx: Path | None, report_pdf: Path | None) -> list[str]:
+    """Write the files asked for; what was written, one line each."""
+    written = []
+    if bom_csv is not None:
+        from advisor.render import bom as bom_render
+
+        _write(bom_csv, "--bom-csv", bom_render.bom_csv(rec))
+        written.append(f"Bill of materials written to {bom_csv} ({len(rec.bill_of_materials)} lines).")
+    if bom_xlsx is not None:
+        from advisor.render.xlsx import bom_xlsx as workbook
+
+        _write(bom_xlsx, "--bom-xlsx", workbook(rec))
+        written.append(f"Bill of materials workbook written to {bom_xlsx} (a summary and a sheet per network).")
+    if report_pdf is not None:
+        from advisor.render.pdf import report_pdf as pdf
+
+        _write(report_pdf, "--report-pdf", pdf(rec))
+        written.append(f"Report written to {report_pdf}.")
+    return written
 
 
 @app.command()
@@ -66,7 +188,10 @@ def recommend(
         bool | None,
         typer.Option("--existing-ethernet/--no-existing-ethernet", help="The site already runs high-speed Ethernet."),
     ] = None,
-    prefer: Annotated[Preference | None, typer.Option(help="A preferred fabric.")] = None,
+    prefer: Annotated[
+        Preference | None,
+        typer.Option(metavar="FABRIC", help="A preferred fabric: " + ", ".join(p.value for p in Preference) + "."),
+    ] = None,
     tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel degree (default: as memory needs).")] = None,
     pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages (default: as memory needs).")] = None,
     message_gb: Annotated[
@@ -98,9 +223,30 @@ def recommend(
     racks_per_row: Annotated[
         int | None, typer.Option("--racks-per-row", help="Racks per row, its leaf network rack included.")
     ] = None,
+    bom_xlsx: Annotated[
+        Path | None,
+        typer.Option("--bom-xlsx", help="Write the bill of materials to this Excel workbook.", metavar="FILE"),
+    ] = None,
+    report_pdf: Annotated[
+        Path | None, typer.Option("--report-pdf", help="Write the quote-ready report to this PDF.", metavar="FILE")
+    ] = None,
+    prepared_for: Annotated[
+        str | None, typer.Option("--prepared-for", help="Who the quote is for (on the report).", metavar="NAME")
+    ] = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices", help="The customer's price list: CSV of part number, unit price (USD).", metavar="FILE.csv"
+        ),
+    ] = None,
+    discount_pct: Annotated[
+        float | None, typer.Option("--discount-pct", help="Discount on the network, %.", metavar="PCT")
+    ] = None,
 ) -> None:
     """Recommend a fabric, topology, ports, switches and cost for a workload."""
     from advisor import recommendations  # the rules engine: rule-engine's parser takes ~1 s to import
+    from advisor.render import terminal
+    from core.settings import settings
 
     try:
         profile = recommendations.complete_profile(
@@ -127,24 +273,20 @@ def recommend(
         )
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
-    rec = recommendations.recommend(profile)
+    rec = recommendations.recommend(profile, terms=_terms(prepared_for, prices, discount_pct))
+    written = _exports(rec, bom_csv, bom_xlsx, report_pdf)
     if cabling_csv is not None:
         _write_cabling(rec, cabling_csv)
-    if bom_csv is not None:
-        try:
-            bom_csv.write_text(bom_render.bom_csv(rec), encoding="utf-8", newline="")
-        except OSError as exc:
-            raise UserError(f"--bom-csv: cannot write {bom_csv}: {exc.strerror or exc}") from None
+        written.append(f"Cabling plan written to {cabling_csv}.")
     if as_json:
         _json(rec)
         return
+    out = _console()
     terminal.print_view(terminal.recommendation_view(rec, settings.diagram_url(rec.id)), out)
     if bom:
-        terminal.print_view(terminal.bom_view(rec), out)
-    if bom_csv is not None:
-        out.print(f"Bill of materials written to {bom_csv} ({len(rec.bill_of_materials)} lines).", markup=False)
-    if cabling_csv is not None:
-        out.print(f"Cabling plan written to {cabling_csv}.", markup=False)
+        terminal.print_view(terminal.bom_view(rec, out.width), out)
+    for line in written:
+        out.print(line, markup=False, highlight=False)
 
 
 def _floor(servers_per_rack: int | None, rack_kw: float | None, racks_per_row: int | None) -> FloorSettings | None:
@@ -182,6 +324,7 @@ def size(
     as_json: Annotated[bool, typer.Option("--json", help="Print the topology as JSON.")] = False,
 ) -> None:
     """Size a fabric: tiers, leaf/spine/core switches and cables."""
+    from advisor.render import terminal
     from rules import sizing  # only the sizing models: `size` starts without the rules engine
 
     try:
@@ -196,7 +339,7 @@ def size(
     if as_json:
         _json(topology)
     else:
-        terminal.print_view(terminal.topology_view(topology), out)
+        terminal.print_view(terminal.topology_view(topology), _console())
 
 
 @app.command()
@@ -205,17 +348,24 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full answer as JSON.")] = False,
 ) -> None:
     """Ask anything: a sizing request or a knowledge question."""
-    from advisor import service  # here, not at the top: it loads spaCy (~2 s), which only `ask` needs
+    from advisor.models import AskRequest
 
     try:
         request = AskRequest(question=question)
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
-    result = service.ask(request.question)
+    err = _console_to_stderr()
+    with err.status("Thinking (loading the language model the first time)...", spinner="dots"):
+        from advisor import service  # here, not at the top: it loads spaCy (~2 s), which only `ask` needs
+        from advisor.render.wording import customer_text
+
+        result = service.ask(request.question)
     if as_json:
         _json(result)
-    else:
-        out.print(result.reply, markup=False, highlight=False)
+        return
+    from rich.markdown import Markdown
+
+    _console().print(Markdown(customer_text(result.reply)))
 
 
 @kb_app.command("search")
@@ -225,14 +375,16 @@ def kb_search(
 ) -> None:
     """Search the knowledge base; prints the best entries with their sources."""
     import knowledge
+    from advisor.render.wording import customer_text
 
+    out = _console()
     hits = knowledge.search(text, limit=limit)
     if not hits:
         out.print("No entry matches; try other words.")
     for hit in hits:
         out.print(f"[bold]{hit.title}[/bold] [dim]({hit.subject})[/dim]")
-        out.print(hit.text, markup=False)
-        out.print(f"[dim]Source: {hit.source}[/dim]\n")
+        out.print(customer_text(hit.text), markup=False)
+        out.print(f"Source: {customer_text(hit.source)}\n", style="dim", markup=False)
 
 
 @kb_app.command("build")
@@ -241,18 +393,19 @@ def kb_build(force: Annotated[bool, typer.Option("--force")] = False) -> None:
     import knowledge
 
     result = knowledge.build(force=force)
-    out.print(f"{result.path}: {'rebuilt' if result.rebuilt else 'up to date'}")
+    _console().print(f"{result.path}: {'rebuilt' if result.rebuilt else 'up to date'}")
 
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = settings.host,
-    port: Annotated[int, typer.Option(min=1, max=65535)] = settings.api_port,
+    host: Annotated[str | None, typer.Option(help="Interface to listen on (default: FABRIC_ADVISOR_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: FABRIC_ADVISOR_API_PORT).")] = None,
 ) -> None:
     """Run the REST API and web widget page (uvicorn)."""
     from api.server import serve as run_server
+    from core.settings import settings
 
-    run_server(host=host, port=port)
+    run_server(host=host or settings.host, port=port or settings.api_port)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from advisor import store
+from advisor.quote import QuoteTerms, quoted
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 from rules.servers import resolve
@@ -24,12 +25,13 @@ def complete_profile(draft: ProfileDraft) -> WorkloadProfile:
     return resolve(draft)
 
 
-def recommend(profile: WorkloadProfile, save: bool = True) -> Recommendation:
-    """The explained recommendation for profile, stored so its id can be shared.
+def recommend(profile: WorkloadProfile, save: bool = True, terms: QuoteTerms | None = None) -> Recommendation:
+    """The explained recommendation for profile, quoted under terms (the customer's
+    name, prices and discount; none by default) and stored so its id can be shared.
 
     Storing runs on every call (an INSERT OR IGNORE under the content-hash id), so the
     id handed out is always in the current database file, even one replaced since."""
-    rec = _designed(profile.model_dump_json())
+    rec = quoted(_designed(profile.model_dump_json()), terms)
     return store.save(rec) if save else rec
 
 

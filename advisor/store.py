@@ -31,8 +31,6 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-import psycopg
-import psycopg_pool
 import sqlite_utils
 
 from core.settings import settings
@@ -51,6 +49,14 @@ PURGE_EVERY_S = 3600.0
 _last_purge: dict[int, float] = {}
 
 
+#: "This looks wrong" reports: the design's id, the reason, and the versions of the data
+#: the design was made from (so the report stays readable after the data changed).
+FEEDBACK_TABLE = (
+    "CREATE TABLE IF NOT EXISTS feedback (id SERIAL PRIMARY KEY, recommendation_id TEXT NOT NULL, "
+    "created_at TEXT NOT NULL, reason TEXT NOT NULL, versions TEXT NOT NULL)"
+)
+
+
 class StoreUnavailable(RuntimeError):
     """The store of recommendations cannot be reached (the message says which and why)."""
 
@@ -61,6 +67,8 @@ class Store(Protocol):
     def body(self, rec_id: str, since: str = "") -> str | None: ...
 
     def purge(self, before: str) -> int: ...
+
+    def insert_feedback(self, rec_id: str, created_at: str, reason: str, versions: str) -> int: ...
 
 
 class SqliteStore:
@@ -95,12 +103,27 @@ class SqliteStore:
         with _lock:
             return self.db.execute("DELETE FROM recommendations WHERE created_at < ?", [before]).rowcount
 
+    def insert_feedback(self, rec_id: str, created_at: str, reason: str, versions: str) -> int:
+        with _lock:
+            self.db.execute(FEEDBACK_TABLE.replace("SERIAL", "INTEGER"))
+            cursor = self.db.execute(
+                "INSERT INTO feedback (recommendation_id, created_at, reason, versions) VALUES (?, ?, ?, ?)",
+                [rec_id, created_at, reason, versions],
+            )
+            return int(cursor.lastrowid or 0)
+
 
 class PostgresStore:
     """A table in PostgreSQL, reached through a small pool of connections that are
     checked before use, so a restarted server is found again without a restart of ours."""
 
     def __init__(self, url: str) -> None:
+        # here, not at the top: psycopg loads only where PostgreSQL is configured, so the
+        # CLI's `recommend` on the SQLite file starts without it
+        import psycopg
+        import psycopg_pool
+
+        self._errors = (psycopg.OperationalError, psycopg_pool.PoolTimeout)
         self.url = url
         self.where = _without_password(url)
         self.pool = psycopg_pool.ConnectionPool(
@@ -125,7 +148,7 @@ class PostgresStore:
                     self._ready = True
                 cursor = conn.execute(sql, params)
                 return cursor.fetchone() if cursor.description else None
-        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+        except self._errors as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StoreUnavailable(
                 f"the recommendation store (PostgreSQL at {self.where}) is unreachable: {reason}"
@@ -145,6 +168,15 @@ class PostgresStore:
     def purge(self, before: str) -> int:
         self._run("DELETE FROM recommendations WHERE created_at < %s", (before,))
         return -1  # (the count is not read back here)
+
+    def insert_feedback(self, rec_id: str, created_at: str, reason: str, versions: str) -> int:
+        self._run(FEEDBACK_TABLE, ())
+        row = self._run(
+            "INSERT INTO feedback (recommendation_id, created_at, reason, versions) VALUES (%s, %s, %s, %s) "
+            "RETURNING id",
+            (rec_id, created_at, reason, versions),
+        )
+        return int(row[0]) if row else 0
 
 
 def _without_password(url: str) -> str:
@@ -186,8 +218,13 @@ def database(path: Path | None = None) -> Store:
     return _store(settings.database_url or str(settings.db_path))
 
 
+#: Left out of the id: the same design quoted again on another day is the same quote
+#: (the store keeps the first issue date).
+NOT_IN_ID: dict[str, object] = {"id": True, "quote": {"issued": True, "valid_until": True}}
+
+
 def recommendation_id(rec: Recommendation) -> str:
-    return _content_id(rec.model_dump_json(exclude={"id"}))
+    return _content_id(rec.model_dump_json(exclude=NOT_IN_ID))  # type: ignore[arg-type]
 
 
 def _content_id(body_without_id: str) -> str:
@@ -210,17 +247,29 @@ def purge_expired(path: Path | None = None, now: datetime | None = None) -> int:
 
 
 def save(rec: Recommendation, path: Path | None = None) -> Recommendation:
-    """Store rec and return it with its id set."""
-    body = rec.model_dump_json(exclude={"id"})
-    rec_id = _content_id(body)
+    """Store rec and return it with its id set; a design stored before comes back as it
+    was stored (its quote's first issue date)."""
+    rec_id = recommendation_id(rec)
     stored = rec.model_copy(update={"id": rec_id})
-    document = f'{{"id":"{rec_id}",{body[1:]}' if body != "{}" else f'{{"id":"{rec_id}"}}'
+    document = stored.model_dump_json()
     store = database(path)
+    # a second save of the same design restarts its retention clock and keeps its first body
     store.insert(rec_id, _timestamp(datetime.now(UTC)), document)
     if time.monotonic() - _last_purge.get(id(store), -PURGE_EVERY_S) >= PURGE_EVERY_S:
         _last_purge[id(store)] = time.monotonic()
         store.purge(kept_since())
+    if rec.quote is not None:  # the quote's first issue date
+        kept = store.body(rec_id)
+        if kept is not None and kept != document:
+            return Recommendation.model_validate_json(kept)
     return stored
+
+
+def save_feedback(rec: Recommendation, reason: str, path: Path | None = None) -> tuple[int, str]:
+    """File a "this looks wrong" report against a stored design; its id and time."""
+    created_at = datetime.now(UTC).isoformat(timespec="seconds")
+    versions = rec.versions.model_dump_json() if rec.versions else "{}"
+    return database(path).insert_feedback(rec.id or "", created_at, reason, versions), created_at
 
 
 def load(rec_id: str, path: Path | None = None) -> Recommendation | None:

@@ -15,7 +15,7 @@ from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
 from api.ratelimit import RateLimit
-from api.routers import ask, health, knowledge, recommendations, widget
+from api.routers import ask, docs, health, knowledge, recommendations, widget
 from api.schemas import Problem
 from api.security import check_key_is_sendable, require_api_key
 
@@ -70,6 +70,8 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
         version=_version(),
         description=DESCRIPTION,
         openapi_tags=TAGS,
+        docs_url=None,  # api.routers.docs serves /docs and /redoc from local files
+        redoc_url=None,
     )
     app.state.config = config
     errors.install(app)
@@ -89,6 +91,7 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     app.include_router(knowledge.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(health.router)
     app.include_router(widget.router)
+    app.include_router(docs.router)
     widget.mount_static(app)
     if config.api_key is None:
         _document_key_as_optional(app)

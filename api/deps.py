@@ -15,11 +15,14 @@ from fastapi import Depends
 import knowledge
 from advisor import service
 from advisor.models import AskResult
+from advisor.quote import QuoteTerms
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
 
 class AdvisorService(Protocol):
-    def recommend(self, profile: WorkloadProfile) -> Recommendation: ...
+    def recommend(
+        self, profile: WorkloadProfile, save: bool = True, terms: QuoteTerms | None = None
+    ) -> Recommendation: ...
     def ask(
         self, question: str, profile: ProfileDraft | None = None, recommendation_id: str | None = None
     ) -> AskResult: ...

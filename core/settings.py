@@ -65,6 +65,13 @@ class Settings(BaseSettings):
         alias="FABRIC_ADVISOR_REPLICA_BASE_PORT",
         description="`make run-cluster`: replica n of part p listens on this + 10 x p + n",
     )
+    quote_valid_days: int = Field(
+        30,
+        ge=1,
+        le=365,
+        alias="FABRIC_ADVISOR_QUOTE_VALID_DAYS",
+        description="days a quote (report, PDF, XLSX) holds from the day it was issued",
+    )
 
     # --- exposure to the internet (issue 23): load, retention, signed links --------------
     rate_limit_per_s: float = Field(

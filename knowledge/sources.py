@@ -99,7 +99,8 @@ def _load(directory: Path) -> list[Record]:
     for path in files:
         subject = path.stem
         try:
-            document = yaml.safe_load(path.read_text(encoding="utf-8"))
+            # libyaml's safe loader when PyYAML has it: ten times faster, the same documents
+            document = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError as exc:
             raise SourceError(f"{path.name}: not valid YAML: {exc}") from exc
         if not isinstance(document, dict) or not document:

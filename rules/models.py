@@ -678,6 +678,77 @@ class Considered(_Model):
     source: str = Field(description="Where the losing rule comes from.", examples=['Seed guide: "HDR InfiniBand"'])
 
 
+class DesignVersions(_Model):
+    """The data a design was made from, stored with it so a quote (or a complaint about
+    one) can be traced to the exact rulebook, hardware catalogue and price book."""
+
+    rulebook: str = Field(description="Version of the rulebook (content hash).", examples=["rb-3f9a0c12"])
+    catalogue: str = Field(description="Version of the hardware catalogue (content hash).", examples=["hw-9c1d2e3f"])
+    price_book: str = Field(description="The price book's date and content hash.", examples=["2026-12 (pb-a1b2c3d4)"])
+
+
+class Racks(_Model):
+    """Where the cluster stands: racks of servers and of network switches, and the
+    network's power, worked out from the price book's rack assumptions."""
+
+    servers: int = Field(ge=0, description="GPU servers (or rack-scale systems).", examples=[16])
+    servers_per_rack: int = Field(ge=1, description="Servers per rack assumed.", examples=[4])
+    server_racks: int = Field(ge=0, description="Racks of GPU servers.", examples=[4])
+    switch_rack_units: int = Field(ge=0, description="Rack units of every network switch.", examples=[12])
+    network_racks: int = Field(ge=0, description="Network racks for the switches.", examples=[1])
+    network_watts: int = Field(ge=0, description="Power of the network's parts (W).", examples=[9_800])
+    basis: str = Field(description="The assumptions and their source.", examples=["4 servers per rack (...)"])
+
+
+class SupportLine(_Model):
+    """A support or licence item the network needs beyond its parts, and how the quote
+    treats it: priced, or excluded with the reason."""
+
+    item: str = Field(description="What it is.", examples=["UFM Enterprise licence"])
+    treatment: Literal["priced", "excluded"] = Field(
+        description="Priced in the quote or excluded.", examples=["excluded"]
+    )
+    why: str = Field(
+        description="Why it is excluded, or what the price covers.",
+        examples=["Licensed per managed device and term by NVIDIA or a partner; no public price."],
+    )
+    source: str = Field(description="The document behind it.", examples=["NVIDIA UFM Enterprise user manual"])
+
+
+class AlternativeSwitches(_Model):
+    """The compute switches an alternative fabric would need for the same cluster, so a
+    quote can set the alternatives side by side."""
+
+    technology: Technology = Field(description="The alternative fabric.", examples=["rocev2"])
+    switch_model: str | None = Field(default=None, description="Its switch.", examples=["NVIDIA Spectrum-4 SN5600"])
+    leaf_switches: int = Field(ge=0, description="Leaf switches.", examples=[8])
+    spine_switches: int = Field(ge=0, description="Spine switches.", examples=[4])
+    core_switches: int = Field(ge=0, description="Core switches.", examples=[0])
+
+
+class Quote(_Model):
+    """The terms a design is quoted under: who it is for, when it was issued and how long
+    it holds, and the customer's own prices and discount where given."""
+
+    prepared_for: str | None = Field(default=None, description="Who the quote is for.", examples=["Acme AI Lab"])
+    issued: str = Field(description="Date the design was first quoted (YYYY-MM-DD).", examples=["2026-12-04"])
+    valid_until: str = Field(description="Last day the quote holds (YYYY-MM-DD).", examples=["2027-01-03"])
+    customer_priced: list[str] = Field(
+        default_factory=list,
+        description="Part numbers priced from the customer's price list instead of the price book.",
+        examples=[["MQM9700-NS2F"]],
+    )
+    discount_pct: float = Field(default=0, ge=0, lt=100, description="Discount on the network, %.", examples=[12.5])
+    discount_usd_low: int = Field(default=0, description="The discount on the low end, USD.", examples=[45_000])
+    discount_usd_high: int = Field(default=0, description="The discount on the high end, USD.", examples=[77_000])
+    net_usd_low: int = Field(description="Network cost after the discount, low end.", examples=[336_000])
+    net_usd_high: int = Field(description="Network cost after the discount, high end.", examples=[539_000])
+    support: list[SupportLine] = Field(default_factory=list, description="Support and licence lines.")
+    alternative_switches: list[AlternativeSwitches] = Field(
+        default_factory=list, description="The compute switches of each alternative, for the side-by-side table."
+    )
+
+
 class Recommendation(_Model):
     id: str | None = Field(default=None, description="Shareable id once stored.", examples=["r_3f9a0c12"])
     profile: WorkloadProfile
@@ -710,3 +781,8 @@ class Recommendation(_Model):
         description="Things the customer should check.",
         examples=[["DGX A100 carries ConnectX-6 (HDR, 200 Gb/s): NDR links would run at 200G."]],
     )
+    versions: DesignVersions | None = Field(
+        default=None, description="The rulebook, catalogue and price book the design used (set when stored)."
+    )
+    quote: Quote | None = Field(default=None, description="The quote's terms (set when stored).")
+    racks: Racks | None = Field(default=None, description="Racks and network power (set when stored).")

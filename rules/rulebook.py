@@ -324,7 +324,8 @@ def rules_by_stage(directory: Path = RULEBOOK) -> dict[str, tuple[Rule, ...]]:
         raise RulebookError(f"no rule files (*.yaml) in {directory}")
     for path in files:
         try:
-            document = yaml.safe_load(path.read_text(encoding="utf-8"))
+            # libyaml's safe loader when PyYAML has it: ten times faster, the same documents
+            document = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError as exc:
             raise RulebookError(f"{path.name}: not valid YAML: {exc}") from exc
         if not isinstance(document, dict) or not isinstance(document.get("rules", []), list):

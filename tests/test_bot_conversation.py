@@ -68,7 +68,7 @@ def test_details_given_over_several_turns_are_kept(chat):
     assert "**Recommendation:" in reply
     for part in ("Fabric:", "Topology:", "Ports per server:", "Switches:", "Network cost:", "All-reduce:", "Why"):
         assert part in reply
-    assert "Seed guide" in reply  # reasons carry their sources
+    assert "GPU Server Networking" in reply  # reasons carry their sources, the guide by its title
     slots = chat.slots()
     assert slots["workload"] == "training"
     assert slots["model_params_b"] == 70

@@ -22,12 +22,24 @@ def _private_store(tmp_path, monkeypatch):
 
 
 def test_recommend_prints_a_readable_summary_with_reasons_and_sources():
-    result = cli("recommend", "--workload", "training", "--gpus", "128", "--gpu-model", "H100", "--params-b", "70")
+    result = cli(
+        "recommend",
+        "--workload",
+        "training",
+        "--gpus",
+        "128",
+        "--gpu-model",
+        "H100",
+        "--params-b",
+        "70",
+        env=_wide_env(),
+    )
     assert result.returncode == 0, result.stderr
     assert "InfiniBand NDR" in result.stdout
     assert "rail-optimized" in result.stdout
     assert "training-16plus-infiniband" in result.stdout
-    assert "Seed guide" in result.stdout
+    assert "GPU Server Networking" in result.stdout  # the guide by its title, never "Seed guide"
+    assert "seed" not in result.stdout.lower()
 
 
 def test_recommend_json_is_the_recommendation_contract():
@@ -124,19 +136,21 @@ def test_ask_answers_a_knowledge_question():
 @pytest.mark.parametrize(
     "args, says",
     [
-        (("recommend", "--workload", "training", "--gpus", "0"), "gpu_count"),
-        (("recommend", "--workload", "training", "--gpus", "2000000"), "gpu_count"),
+        (("recommend", "--workload", "training", "--gpus", "0"), "--gpus"),
+        (("recommend", "--workload", "training", "--gpus", "2000000"), "--gpus"),
         (("recommend", "--workload", "dancing", "--gpus", "8"), "--workload"),
         (("recommend", "--gpus", "8"), "--workload"),
         (
             ("recommend", "--workload", "training", "--gpus", "100", "--nodes", "10", "--gpus-per-node", "8"),
-            "gpu_count",
+            "--gpus",
         ),
         (("recommend", "--workload", "training", "--gpus", "8", "--bogus"), "--bogus"),
         (("size", "--nodes", "100000", "--radix", "16"), "fat-tree"),
         (("ask", "x" * 2001), "2000"),
         (("recommend", "--workload", "training", "--gpus", "16", "--tp", "8", "--pp", "4"), "tp x pp"),
-        (("recommend", "--workload", "training", "--gpus", "16", "--message-gb", "0"), "message_gb"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--message-gb", "0"), "--message-gb"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--discount-pct", "100"), "--discount-pct"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--prices", "/nonexistent.csv"), "--prices"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
@@ -187,3 +201,85 @@ def _wide_env() -> dict[str, str]:
     import os
 
     return {**os.environ, "COLUMNS": "220"}
+
+
+def test_errors_name_the_flag_not_the_field():
+    result = cli("recommend", "--workload", "training", "--gpus", "100", "--nodes", "10", "--gpus-per-node", "8")
+    assert result.returncode == 2
+    assert "--gpus" in result.stderr and "--nodes" in result.stderr
+    assert "gpu_count" not in result.stderr and "node_count" not in result.stderr
+
+
+def test_help_at_80_columns_shows_every_flag_whole():
+    import os
+
+    result = cli("recommend", "--help", env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 0
+    assert all(len(line) <= 80 for line in result.stdout.splitlines()), result.stdout
+    for flag in ("--network-budget-usd", "--existing-ethernet", "--no-existing-ethernet", "--bom-xlsx", "--prices"):
+        assert flag in result.stdout, flag
+    assert "…" not in result.stdout
+
+
+def test_the_bom_table_at_80_columns_keeps_every_part_number_whole():
+    import os
+
+    args = ("recommend", "--workload", "training", "--nodes", "16", "--gpu-model", "H100")
+    body = json.loads(cli(*args, "--json").stdout)
+    result = cli(*args, "--bom", env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines())
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│ ")]
+    first_cells = {row.split("│")[1].strip() for row in rows}
+    for line in body["bill_of_materials"]:
+        assert line["part_number"] in first_cells, line["part_number"]
+
+
+def test_prices_and_discount_from_the_command_line_show_as_such(tmp_path):
+    prices = tmp_path / "prices.csv"
+    prices.write_text('part number,unit price\nMQM9700-NS2F,"$40,000"\n', encoding="utf-8")
+    args = ("recommend", "--workload", "training", "--nodes", "16", "--gpu-model", "H100", "--prepared-for", "Acme AI")
+    result = cli(*args, "--prices", str(prices), "--discount-pct", "10", "--json")
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    switch = next(line for line in body["bill_of_materials"] if line["part_number"] == "MQM9700-NS2F")
+    assert switch["unit_usd_low"] == switch["unit_usd_high"] == 40000
+    assert switch["source"] == "As quoted by the customer's price list"
+    quote = body["quote"]
+    assert quote["prepared_for"] == "Acme AI" and quote["customer_priced"] == ["MQM9700-NS2F"]
+    assert quote["discount_pct"] == 10
+    assert quote["net_usd_low"] == body["cost"]["network_usd_low"] - round(body["cost"]["network_usd_low"] * 0.1)
+    text = cli(*args, "--prices", str(prices), "--discount-pct", "10", "--bom", env=_wide_env()).stdout
+    assert "Discount (10 %)" in text and "Net after discount" in text and "for Acme AI" in text
+
+
+def test_prices_naming_an_unknown_part_is_exit_code_2_naming_it(tmp_path):
+    prices = tmp_path / "prices.csv"
+    prices.write_text("MQM9700-NS2F,40000\nNOT-A-PART,12\n", encoding="utf-8")
+    result = cli("recommend", "--workload", "training", "--gpus", "16", "--prices", str(prices))
+    assert result.returncode == 2
+    assert "--prices" in result.stderr and "NOT-A-PART" in result.stderr and "MQM9700" not in result.stderr
+
+
+def test_bom_xlsx_writes_a_summary_and_a_sheet_per_network(tmp_path):
+    import openpyxl
+
+    target = tmp_path / "bom.xlsx"
+    args = ("recommend", "--workload", "training", "--nodes", "16", "--gpu-model", "H100")
+    result = cli(*args, "--bom-xlsx", str(target))
+    assert result.returncode == 0, result.stderr
+    assert str(target) in result.stdout
+    body = json.loads(cli(*args, "--json").stdout)
+    book = openpyxl.load_workbook(target)
+    assert book.sheetnames == ["summary", "compute", "storage", "in_band", "out_of_band"]
+    for network in ("compute", "storage", "in_band", "out_of_band"):
+        rows = list(book[network].iter_rows(min_row=2, values_only=True))
+        lines = [line for line in body["bill_of_materials"] if line["fabric"] == network]
+        assert [(r[1], r[3]) for r in rows[:-1]] == [(line["part_number"], line["quantity"]) for line in lines]
+
+
+def test_ask_renders_markdown_for_the_terminal():
+    result = cli("ask", "what is PFC?")
+    assert result.returncode == 0, result.stderr
+    assert "**" not in result.stdout and "_Source:" not in result.stdout
+    assert "Source" in result.stdout

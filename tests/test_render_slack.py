@@ -13,6 +13,7 @@ import pytest
 
 from advisor.render.markdown import recommendation_markdown
 from advisor.render.slack import markdown_to_mrkdwn, recommendation_blocks
+from advisor.render.wording import GUIDE
 from rules.models import (
     CableTier,
     Cost,
@@ -166,7 +167,7 @@ def test_blocks_give_the_top_reasons_each_with_its_source_in_context() -> None:
         context = blocks[blocks.index(reason) + 1]
         assert context["type"] == "context"
         number = reason["text"]["text"][0]
-        assert context["elements"][0]["text"] == f"Source: Seed guide, section {number}"
+        assert context["elements"][0]["text"] == f"Source: {GUIDE}: section {number}"  # the guide by title
         assert context["elements"][1]["text"] == f"Rule `rule-{number}`"
 
 

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from advisor import store
+from advisor.quote import quoted
 from ops import parts
 from rules import engine
 from rules.models import WorkloadProfile
@@ -70,3 +71,16 @@ def test_a_database_restart_gives_a_clear_error_then_recovers(shared):
         db.body(rec_id)
     shared.start("postgres")
     assert db.body(rec_id) == body  # the same pool, a new connection
+
+
+def test_feedback_is_filed_in_postgresql_with_the_designs_versions(shared):
+    postgres = store.PostgresStore(url(shared))
+    rec = quoted(recommendation(64)).model_copy(update={"id": "r_feedback0001"})
+    assert rec.versions is not None
+    first = postgres.insert_feedback(
+        rec.id, "2026-01-01T00:00:00+00:00", "spines look low", rec.versions.model_dump_json()
+    )
+    second = postgres.insert_feedback(rec.id, "2026-01-01T00:00:01+00:00", "and the cost", "{}")
+    assert second == first + 1
+    row = postgres._run("SELECT reason, versions FROM feedback WHERE id = %s", (str(first),))
+    assert row is not None and row[0] == "spines look low" and rec.versions.rulebook in row[1]

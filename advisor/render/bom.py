@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 
+from advisor.render.wording import customer
 from core import links
 from rules.facts import usd
 from rules.models import Cost, Recommendation
@@ -68,6 +69,7 @@ def _number(value: float | None) -> str:
 
 def bom_csv(rec: Recommendation) -> str:
     """The bill of materials as CSV text, with a final total row."""
+    rec = customer(rec)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from advisor.models import Answer
 from advisor.render.labels import labels
+from advisor.render.wording import customer
 from core import links
 from knowledge import catalogue
 from rules.formatting import usd
@@ -225,6 +226,7 @@ def considered_lines(rec: Recommendation) -> list[str]:
 
 def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None, reasons: int = 4) -> str:
     """The summary a person reads: the design, its figures and the top reasons."""
+    rec = customer(rec)
     f, t, perf = rec.fabric, rec.topology, rec.performance
     switch = f" on {f.switch_model}" if f.switch_model else ""
     lines = [
@@ -275,6 +277,7 @@ def why_markdown(rec: Recommendation, why_not: list[str] | None = None) -> str:
     """Every rule that fired, in order, with its source; led, for "why not RoCE?", by
     what the named alternatives would have meant (`why_not`: fabric families or
     technologies the question names)."""
+    rec = customer(rec)
     lines = []
     for alt in rec.alternatives:
         if any(str(alt.technology).startswith(name) for name in why_not or []):
@@ -295,6 +298,7 @@ def why_markdown(rec: Recommendation, why_not: list[str] | None = None) -> str:
 
 def compare_markdown(rec: Recommendation) -> str:
     """The chosen fabric and the alternatives side by side."""
+    rec = customer(rec)
     rows = [
         (
             f"**{rec.fabric.name}** (recommended)",
@@ -334,6 +338,8 @@ def compare_markdown(rec: Recommendation) -> str:
 
 def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
     """The figures a what-if changed, before and after."""
+    old = customer(old)
+    new = customer(new)
     checks = [
         ("GPUs", f"{old.profile.gpu_count:,}", f"{new.profile.gpu_count:,}"),
         ("Fabric", old.fabric.name, new.fabric.name),
@@ -376,6 +382,7 @@ def lead_and_detail(text: str) -> tuple[str, str]:
 
 def answer_markdown(answer: Answer) -> str:
     """The direct answer first (the entry's first sentence) with its source, then the detail."""
+    answer = customer(answer)
     lead, detail = lead_and_detail(answer.text)
     entry = f"**{answer.topic}**: {lead}\n\n_Source: {answer.source}_"
     if answer.note:  # before the detail, which may repeat a claim of the guide the note corrects

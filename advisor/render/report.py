@@ -1,12 +1,18 @@
-"""A recommendation as a printable HTML report a sales engineer can send: `report_html(rec)`.
+"""A recommendation as a quote-ready HTML report a sales engineer can send:
+`report_html(rec)`; advisor.render.pdf prints the same page to PDF on the server.
 
-The design, the topology diagram (the same SVG as /diagram.svg, inline), the cost by
-network and by part, the bill of materials with totals, the alternatives, every rule
-that fired with its source, the assumptions, and the price book's date and sources.
+The quote's heading (quote id, date, validity, prepared for, the versions of the data
+the design used), the design, the topology diagram (the same SVG as /diagram.svg,
+inline), racks and power, the chosen fabric's settings, the cost by network and by part
+with the customer's discount, the bill of materials with totals, support and licence
+lines, the alternatives side by side, every rule that fired with its source, the
+assumptions, and the price book's date and sources. Every text passes through
+advisor.render.wording first, so sources are named by title and publisher.
 
 Self-contained (no scripts, fonts or images from elsewhere), so it opens offline, mails
-as one file and prints to PDF from any browser: an A4 page size, table headers repeated
-on every printed page, rows never split. Every figure comes from the Recommendation and
+as one file and prints to PDF from any browser: an A4 page size, page numbers in the
+page margin ("Page 2 of 6", CSS @page counters), table headers repeated on every
+printed page, rows never split. Every figure comes from the Recommendation and
 every piece of its text is HTML-escaped.
 """
 
@@ -26,12 +32,25 @@ from advisor.render.markdown import (
     workload_line,
 )
 from advisor.render.svg import topology_svg
+from advisor.render.wording import GUIDE, customer
 from rules.models import BomLine, Recommendation
 
-__all__ = ["report_html"]
+__all__ = ["quote_id", "report_html"]
 
 STYLE = """
-@page { size: A4; margin: 14mm 12mm; }
+@page { size: A4; margin: 16mm 12mm 18mm;
+        @bottom-right { content: "Page " counter(page) " of " counter(pages); font: 8pt sans-serif; color: #7b8794; }
+        @bottom-left { content: string(quote); font: 8pt sans-serif; color: #7b8794; } }
+.quote-id { string-set: quote "Quote " content(); }
+dl.quote { display: grid; grid-template-columns: 30mm 1fr 30mm 1fr; gap: 0.6mm 3mm; margin: 2mm 0 4mm;
+           padding: 2.5mm 3mm; border: 1px solid #cbd2d9; border-radius: 2mm; font-size: 9pt; }
+dl.quote dt { font-weight: 600; } dl.quote dd { margin: 0; }
+table.side th[scope=row] { width: 30mm; }
+td, .source { overflow-wrap: anywhere; }
+table.config { table-layout: fixed; }
+table.config th:nth-child(1) { width: 18mm; } table.config th:nth-child(2) { width: 34mm; }
+table.config th:nth-child(3) { width: 62mm; }
+tr.discount td { color: #047857; }
 * { box-sizing: border-box; }
 body { font: 10pt/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1f2933;
        margin: 0 auto; max-width: 190mm; padding: 8mm 0; }
@@ -129,7 +148,7 @@ def _cost_tables(rec: Recommendation) -> str:
     )
     return (
         "<table><thead><tr><th>Network</th><th class='num'>Cost</th><th class='num'>Power</th>"
-        f"<th class='num'>Switch space</th></tr></thead><tbody>{fabric_rows}{total}</tbody></table>"
+        f"<th class='num'>Switch space</th></tr></thead><tbody>{fabric_rows}{total}{_discount_rows(rec, 2)}</tbody></table>"
         "<table><thead><tr><th>Category</th><th class='num'>Cost</th></tr></thead>"
         f"<tbody>{category_rows}</tbody></table>"
         f"<p class='source'>{_e(cost.basis)}</p>"
@@ -161,26 +180,11 @@ def _bom(rec: Recommendation) -> str:
         f"<tr class='total'><td colspan='5'>Total network</td>"
         f"<td class='num'>{_usd(rec.cost.network_usd_low, rec.cost.network_usd_high)}</td></tr>"
     )
+    body.append(_discount_rows(rec, 6))
     return (
         "<table class='bom'><thead><tr><th>Category</th><th>Part number</th><th>Description</th>"
         "<th class='num'>Qty</th><th class='num'>Unit</th><th class='num'>Total</th></tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
-    )
-
-
-def _alternatives(rec: Recommendation) -> str:
-    if not rec.alternatives:
-        return ""
-    rows = "".join(
-        f"<tr><td>{_e(a.name)}</td><td class='num'>{_usd(a.network_usd_low, a.network_usd_high)}</td>"
-        f"<td class='num'>{_e(f'{a.relative_cost:.2f}x' if a.relative_cost else '-')}</td>"
-        f"<td class='num'>{a.relative_training_throughput:.0%}</td><td>{_e(a.trade_off)}</td></tr>"
-        for a in rec.alternatives
-    )
-    return (
-        "<h2>Alternatives considered</h2><table><thead><tr><th>Fabric</th><th class='num'>Network cost</th>"
-        "<th class='num'>Cost vs recommended</th><th class='num'>Training throughput</th><th>Trade-off</th></tr>"
-        f"</thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -212,8 +216,167 @@ def _inline_svg(rec: Recommendation) -> str:
     return svg.split("?>", 1)[1].lstrip() if svg.startswith("<?xml") else svg
 
 
+def quote_id(rec: Recommendation) -> str:
+    """The quote's id: the stored design's id, so the same design is the same quote."""
+    return "Q-" + rec.id.removeprefix("r_").upper() if rec.id else "Q-DRAFT"
+
+
+def _quote(rec: Recommendation) -> str:
+    q, v = rec.quote, rec.versions
+    rows = [("Quote", quote_id(rec)), ("Recommendation", rec.id or "not stored")]
+    if q is not None:
+        rows += [("Date", q.issued), ("Valid until", q.valid_until), ("Prepared for", q.prepared_for or "-")]
+    rows.append(("Price book", rec.cost.price_book_date or "-"))
+    if v is not None:
+        rows += [("Rulebook", v.rulebook), ("Catalogue", v.catalogue), ("Price book version", v.price_book)]
+    cells = "".join(f"<dt>{_e(k)}</dt><dd{' class=quote-id' if k == 'Quote' else ''}>{_e(val)}</dd>" for k, val in rows)
+    validity = (
+        f"<p class='source'>Prices hold until {_e(q.valid_until)}; after that, ask for the quote again.</p>"
+        if q is not None
+        else ""
+    )
+    return f"<dl class='quote'>{cells}</dl>{validity}"
+
+
+def _racks(rec: Recommendation) -> str:
+    r = rec.racks
+    if r is None:
+        return ""
+    rows = [
+        ("GPU servers", f"{r.servers:,}"),
+        ("Racks of servers", f"{r.server_racks:,} ({r.servers_per_rack} per rack)"),
+        ("Switch space", f"{r.switch_rack_units:,}U"),
+        ("Network racks", f"{r.network_racks:,}"),
+        ("Racks in all", f"{r.server_racks + r.network_racks:,}"),
+        ("Network power", f"{r.network_watts / 1000:.1f} kW"),
+    ]
+    cells = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in rows)
+    return f"<h2>Racks and power</h2><dl class='facts'>{cells}</dl><p class='source'>{_e(r.basis)}</p>"
+
+
+AREAS = {
+    "switch": "Switch",
+    "nic": "NIC",
+    "nccl": "NCCL",
+    "subnet_manager": "Subnet manager",
+    "validation": "Validation",
+}
+
+
+def _configuration(rec: Recommendation) -> str:
+    c = rec.fabric_configuration
+    if c is not None:
+        rows = [*c.settings, *c.validation]
+        title = f"Configuration: {rec.fabric.name} on {c.switch_family}"
+        body = "".join(
+            f"<tr><td>{_e(AREAS.get(s.area, s.area))}</td><td>{_e(s.setting)}</td><td>{_e(s.value)}</td>"
+            f"<td>{_e(s.why)}<div class='source'>{_e(s.source)}</div></td></tr>"
+            for s in rows
+        )
+    elif rec.roce_configuration:
+        title = "Configuration: RoCE"
+        body = "".join(
+            f"<tr><td>RoCE</td><td>{_e(s.setting)}</td><td>{_e(s.value)}</td>"
+            f"<td>{_e(s.why)}<div class='source'>{_e(s.source)}</div></td></tr>"
+            for s in rec.roce_configuration
+        )
+    else:
+        return ""
+    return (
+        f"<h2>{_e(title)}</h2><table class='config'><thead><tr><th>Where</th><th>Setting</th><th>Value</th>"
+        f"<th>Why</th></tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _discount_rows(rec: Recommendation, columns: int) -> str:
+    """The discount and the net as rows of their own, under a table's total."""
+    q = rec.quote
+    if q is None or not q.discount_pct:
+        return ""
+    pad = f"<td colspan='{columns - 2}'></td>" if columns > 2 else ""
+    return (
+        f"<tr class='discount'><td>Discount ({q.discount_pct:g} %)</td>{pad}"
+        f"<td class='num'>-{_usd(q.discount_usd_low, q.discount_usd_high)}</td></tr>"
+        f"<tr class='total'><td>Net after discount</td>{pad}<td class='num'>{_usd(q.net_usd_low, q.net_usd_high)}</td></tr>"
+    )
+
+
+def _support(rec: Recommendation) -> str:
+    q = rec.quote
+    if q is None or not q.support:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(s.item)}</td><td>{_e('priced' if s.treatment == 'priced' else 'not included')}</td>"
+        f"<td>{_e(s.why)}<div class='source'>{_e(s.source)}</div></td></tr>"
+        for s in q.support
+    )
+    return (
+        "<h2>Support and licences</h2><table><thead><tr><th>Item</th><th>In this quote</th><th>Why</th></tr>"
+        f"</thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _side_by_side(rec: Recommendation) -> str:
+    """The chosen fabric and each alternative as columns, the figures as rows."""
+    if not rec.alternatives:
+        return ""
+    switches = {str(a.technology): a for a in (rec.quote.alternative_switches if rec.quote else [])}
+    t = rec.topology
+
+    def count(leaf: int, spine: int, core: int, model: str | None) -> str:
+        total = leaf + spine + core
+        return f"{total:,} x {model}" if model and total else f"{total:,}"
+
+    columns = [
+        (
+            f"{rec.fabric.name} (recommended)",
+            cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high),
+            "1.00x",
+            f"{rec.performance.relative_training_throughput:.0%}",
+            count(t.leaf_switches, t.spine_switches, t.core_switches, rec.fabric.switch_model),
+            duration(rec.performance.allreduce_ms) if rec.performance.allreduce_ms is not None else "-",
+            rec.fabric.latency_us + " us",
+            "the recommendation",
+        )
+    ]
+    for a in rec.alternatives:
+        s = switches.get(str(a.technology))
+        columns.append(
+            (
+                a.name,
+                cost_range(a.network_usd_low, a.network_usd_high),
+                f"{a.relative_cost:.2f}x" if a.relative_cost else "-",
+                f"{a.relative_training_throughput:.0%}",
+                count(s.leaf_switches, s.spine_switches, s.core_switches, s.switch_model) if s else "-",
+                duration(a.allreduce_ms) if a.allreduce_ms is not None else "-",
+                a.latency_us + " us",
+                a.trade_off,
+            )
+        )
+    labels = [
+        "Network cost",
+        "Cost vs recommended",
+        "Training throughput",
+        "Compute switches",
+        "All-reduce",
+        "Latency",
+        "Trade-off",
+    ]
+    head = "".join(f"<th>{_e(c[0])}</th>" for c in columns)
+    body = "".join(
+        f"<tr><th scope='row'>{_e(label)}</th>" + "".join(f"<td>{_e(c[i + 1])}</td>" for c in columns) + "</tr>"
+        for i, label in enumerate(labels)
+    )
+    return (
+        "<h2>Alternatives side by side</h2><table class='side'><thead><tr><th></th>"
+        f"{head}</tr></thead><tbody>{body}</tbody></table>"
+        "<p class='source'>Training throughput relative to InfiniBand; costs from the same price book.</p>"
+    )
+
+
 def report_html(rec: Recommendation) -> str:
     """The whole report as one HTML document."""
+    rec = customer(rec)
     t = rec.topology
     title = f"Network recommendation: {rec.fabric.name}, {TOPOLOGY_NAMES[str(t.kind)]}"
     ident = f"Recommendation {rec.id}" if rec.id else "Recommendation (not stored)"
@@ -222,15 +385,19 @@ def report_html(rec: Recommendation) -> str:
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>"
         f"<header><h1>{_e(title)}</h1><p class='sub'>For {_e(workload_line(rec))}. {_e(ident)}; "
-        f"price book {_e(rec.cost.price_book_date or '-')}.</p></header>"
+        f"price book {_e(rec.cost.price_book_date or '-')}.</p>"
+        f"{_quote(rec)}</header>"
         f"<section id='design'><h2>The design</h2>{_summary(rec)}</section>"
         f"<section id='diagram'><h2>Topology</h2><figure>{_inline_svg(rec)}</figure></section>"
+        f"<section id='racks'>{_racks(rec)}</section>"
+        f"<section id='configuration'>{_configuration(rec)}</section>"
         f"<section id='cost'><h2>Cost</h2>{_cost_tables(rec)}</section>"
         f"<section id='bom'><h2>Bill of materials</h2>{_bom(rec)}</section>"
-        f"<section id='alternatives'>{_alternatives(rec)}</section>"
+        f"<section id='support'>{_support(rec)}</section>"
+        f"<section id='alternatives'>{_side_by_side(rec)}</section>"
         f"<section id='reasons'><h2>Why</h2>{_reasons(rec)}</section>"
         f"<section id='assumptions'><h2>Assumptions</h2>{_assumptions(rec)}</section>"
-        "<footer>Made by Fabric Advisor from the seed guide's rules, NVIDIA reference architectures and a "
-        "dated price book; every figure above says where it comes from.</footer>"
+        f"<footer>Made by Fabric Advisor from the rules of the guide {_e(GUIDE)}, NVIDIA reference "
+        "architectures and a dated price book; every figure above says where it comes from.</footer>"
         "</body></html>"
     )

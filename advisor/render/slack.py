@@ -30,6 +30,7 @@ from advisor.render.markdown import (
     topology_line,
     workload_line,
 )
+from advisor.render.wording import customer
 from core import links
 from rules.models import FabricConfiguration, Reason, Recommendation
 
@@ -143,6 +144,7 @@ def recommendation_blocks(
     materials as CSV, and the id to refer to. Send the markdown summary, through
     `markdown_to_mrkdwn`, as the message's `text`: Slack shows it in notifications.
     """
+    rec = customer(rec)
     f, t, perf = rec.fabric, rec.topology, rec.performance
     switch = f" on {f.switch_model}" if f.switch_model else ""
     fields = [

@@ -30,6 +30,7 @@ from itertools import pairwise
 from xml.sax.saxutils import escape
 
 from advisor.render.labels import labels
+from advisor.render.wording import customer
 from rules.models import CableTier, PortRole, Recommendation, Topology, TopologyKind
 
 __all__ = ["topology_svg"]
@@ -843,6 +844,7 @@ def topology_svg(rec: Recommendation) -> str:
     their cable counts and speeds, rails in colour; large fabrics drawn as groups.
     Same recommendation, same bytes.
     """
+    rec = customer(rec)
     c = _Canvas()
     heading, totals, description = _titles(rec)
     bottom = _LAYOUTS[rec.topology.kind](c, rec, HEADER_H + 26)

@@ -6,7 +6,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from advisor.render.bom import FABRIC_NAMES, fabric_lines
+from advisor.render.bom import CATEGORY_NAMES, FABRIC_NAMES, fabric_lines
 from advisor.render.markdown import (
     PORT_ROLES,
     cables_line,
@@ -18,10 +18,12 @@ from advisor.render.markdown import (
     topology_line,
     workload_line,
 )
+from advisor.render.wording import customer
 from rules.models import Recommendation, Topology
 
 
 def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> Group:
+    rec = customer(rec)
     f, t, perf = rec.fabric, rec.topology, rec.performance
     summary = Table(title=f"Fabric Advisor: {workload_line(rec)}", show_header=False, title_justify="left")
     summary.add_column(style="bold")
@@ -44,6 +46,14 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
         summary.add_row("With SHARP", f"{duration(perf.in_network_allreduce_ms)} per gradient sync (option)")
     if rec.id:
         summary.add_row("Id", rec.id)
+    if rec.quote is not None:
+        who = f" for {rec.quote.prepared_for}" if rec.quote.prepared_for else ""
+        summary.add_row(
+            "Quote", f"Q-{(rec.id or '').removeprefix('r_').upper()}{who}, valid until {rec.quote.valid_until}"
+        )
+        if rec.quote.discount_pct:
+            net = cost_range(rec.quote.net_usd_low, rec.quote.net_usd_high)
+            summary.add_row("After discount", f"{net} ({rec.quote.discount_pct:g} % off)")
     if diagram_url:
         summary.add_row("Diagram", diagram_url)
 
@@ -105,47 +115,55 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
     return Group(*parts)
 
 
-def bom_view(rec: Recommendation) -> Table:
-    """The bill of materials: one row per line, then the total per network and overall."""
+#: Below this many columns the BOM drops its unit-price column (the total stays).
+WIDE_BOM = 110
+
+
+def bom_view(rec: Recommendation, width: int | None = None) -> Table:
+    """The bill of materials: a section per network (its subtotal, power and space),
+    one row per line, then the total. Part numbers and prices never wrap or get cut;
+    the description folds, so the table reads at 80 columns (the unit price shows from
+    WIDE_BOM columns up)."""
+    rec = customer(rec)
+    wide = width is None or width >= WIDE_BOM
     table = Table(
         title=f"Bill of materials (price book {rec.cost.price_book_date or '-'}; low = street, high = list)",
         title_justify="left",
+        expand=False,
     )
-    for column, justify in (
-        ("network", "left"),
-        ("category", "left"),
-        ("part number", "left"),
-        ("description", "left"),
-        ("qty", "right"),
-        ("unit", "right"),
-        ("total", "right"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for line in rec.bill_of_materials:
-        unit = "included" if line.included else cost_range(line.unit_usd_low, line.unit_usd_high)
-        total = "included" if line.included else cost_range(line.usd_low, line.usd_high)
-        table.add_row(
-            line.fabric,
-            line.category,
-            line.part_number,
-            line.description,
-            f"{line.quantity:,}",
-            unit,
-            total,
-        )
+    longest = max((len(line.part_number) for line in rec.bill_of_materials), default=11)
+    table.add_column("part number", no_wrap=True, min_width=max(longest, 11))
+    table.add_column("description", overflow="fold", ratio=1)
+    table.add_column("qty", justify="right", no_wrap=True)
+    if wide:
+        table.add_column("unit", justify="right", no_wrap=True)
+    table.add_column("total", justify="right", no_wrap=True)
     for part in rec.cost.by_fabric:
+        heading = f"[bold]{FABRIC_NAMES.get(part.name, part.name)}[/bold] ({part.watts:,} W, {part.rack_units}U)"
         table.add_row(
-            f"[bold]{FABRIC_NAMES[part.name]}[/bold]",
-            "",
-            "",
-            f"{part.watts:,} W, {part.rack_units}U",
-            "",
-            "",
-            cost_range(part.usd_low, part.usd_high),
+            "", heading, "", *([""] if wide else []), f"[bold]{cost_range(part.usd_low, part.usd_high)}[/bold]"
         )
-    table.add_row(
-        "[bold]total[/bold]", "", "", "", "", "", cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)
-    )
+        for line in (line for line in rec.bill_of_materials if line.fabric == part.name):
+            unit = "included" if line.included else cost_range(line.unit_usd_low, line.unit_usd_high)
+            total = "included" if line.included else cost_range(line.usd_low, line.usd_high)
+            table.add_row(
+                line.part_number,
+                line.description
+                if line.description.startswith("Spare")
+                else f"{CATEGORY_NAMES.get(line.category, line.category)}: {line.description}",
+                f"{line.quantity:,}",
+                *([unit] if wide else []),
+                total,
+            )
+        table.add_section()
+    total = cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)
+    table.add_row("", "[bold]Total network[/bold]", "", *([""] if wide else []), f"[bold]{total}[/bold]")
+    q = rec.quote
+    if q is not None and q.discount_pct:
+        off = cost_range(q.discount_usd_low, q.discount_usd_high)
+        table.add_row("", f"Discount ({q.discount_pct:g} %)", "", *([""] if wide else []), f"-({off})")
+        net = cost_range(q.net_usd_low, q.net_usd_high)
+        table.add_row("", "[bold]Net after discount[/bold]", "", *([""] if wide else []), f"[bold]{net}[/bold]")
     return table
 
 

@@ -1,6 +1,7 @@
-"""Recommendations: create one from a workload profile, fetch it by its shareable id,
-draw its topology as SVG, export its bill of materials or its cabling plan as CSV, print
-it as a report.
+"""Recommendations: create one from a workload profile (optionally quoted for a
+customer, with their prices and discount), fetch it by its shareable id, draw its
+topology as SVG, export its bill of materials as CSV or XLSX or its cabling plan as CSV,
+print it as a report (HTML or PDF), and file a "this looks wrong" report against it.
 """
 
 from __future__ import annotations
@@ -8,19 +9,24 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Path, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
+from advisor import feedback
+from advisor.quote import RecommendationRequest
 from advisor.render.bom import bom_csv
 from advisor.render.cabling import NO_FABRIC, cabling_build, cabling_csv
+from advisor.render.pdf import report_pdf
 from advisor.render.report import report_html
 from advisor.render.svg import topology_svg
+from advisor.render.xlsx import bom_xlsx
 from api import offload
 from api.deps import Service
 from api.schemas import Problem, ValidationProblem, json_error, json_model
 from core.settings import settings
-from rules.models import Recommendation, WorkloadProfile
+from rules.models import Recommendation
 
 router = APIRouter(prefix="/v1/recommendations", tags=["recommendations"])
 
@@ -32,6 +38,17 @@ PROFILE_EXAMPLES = {
     "inference": {
         "summary": "Serving on 16 L40S nodes, cost first",
         "value": {"workload": "inference", "node_count": 16, "gpu_model": "L40S", "cost_sensitive": True},
+    },
+    "a quote": {
+        "summary": "A quote for a customer, with their switch price and a discount",
+        "value": {
+            "workload": "training",
+            "gpu_count": 128,
+            "gpu_model": "H100",
+            "prepared_for": "Acme AI Lab",
+            "prices": {"MQM9700-NS2F": 41000},
+            "discount_pct": 8,
+        },
     },
     "ethernet shop": {
         "summary": "Fine-tuning on 512 GPUs where Ethernet already runs",
@@ -46,6 +63,8 @@ PROFILE_EXAMPLES = {
         },
     },
 }
+
+FEEDBACK_EXAMPLE = {"reason": "The spine count looks low for 1,024 GPUs."}
 
 RecId = Annotated[
     str,
@@ -76,6 +95,17 @@ class HTMLReportResponse(Response):
     media_type = "text/html; charset=utf-8"
 
 
+class PDFResponse(Response):
+    media_type = "application/pdf"
+
+
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+class XLSXResponse(Response):
+    media_type = XLSX_TYPE
+
+
 def _non_json(media_type: str, description: str) -> dict[int | str, Any]:
     """The responses of an endpoint whose success is not JSON, its errors JSON."""
     return {
@@ -102,19 +132,26 @@ def _non_json(media_type: str, description: str) -> dict[int | str, Any]:
             },
         },
         413: {"model": Problem, "description": "Body over 64 KiB."},
-        422: {"model": ValidationProblem, "description": "A profile field is missing or out of range."},
+        422: {
+            "model": ValidationProblem,
+            "description": "A profile field is missing or out of range, or `prices` names a part number the price "
+            "book does not know.",
+        },
     },
 )
 async def create_recommendation(
-    profile: Annotated[WorkloadProfile, Body(openapi_examples=PROFILE_EXAMPLES)],
+    body: Annotated[RecommendationRequest, Body(openapi_examples=PROFILE_EXAMPLES)],
     service: Service,
     request: Request,
 ) -> Response:
     """Size the fabric for a workload: technology, topology, ports per server, switch and
     cable counts, cost range and all-reduce time, with the rule behind every choice.
-    Every recommendation is stored; its `id` is a link a sales engineer can share."""
+    Every recommendation is stored; its `id` is a link a sales engineer can share.
+    `prepared_for`, `prices` (part number -> unit price, USD) and `discount_pct` make it
+    a quote for a customer: their prices replace the price book's, the discount is its
+    own line."""
     try:
-        recommendation = await offload.run(request, service.recommend, profile)
+        recommendation = await offload.run(request, service.recommend, body.profile(), terms=body.terms())
     except ValidationError as exc:  # the profile does not fit the server it names (rules.servers)
         raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
     return json_model(recommendation, status_code=201, headers={"Location": f"{router.prefix}/{recommendation.id}"})
@@ -194,6 +231,62 @@ async def get_report(rec_id: RecId, service: Service, request: Request) -> HTMLR
     """The design, its diagram, the bill of materials with totals, the reasons with their
     sources, the assumptions and the price book's date: a page to send a customer."""
     return HTMLReportResponse(await offload.run(request, lambda: report_html(_stored(service, rec_id))))
+
+
+@router.get(
+    "/{rec_id}/report.pdf",
+    summary="Quote-ready report of a recommendation, as PDF",
+    response_class=PDFResponse,
+    responses=_non_json("application/pdf", "The report on A4 pages, numbered, rendered on the server."),
+)
+async def get_report_pdf(rec_id: RecId, service: Service, request: Request) -> PDFResponse:
+    """The printable report as a PDF (quote id, date, validity, configuration, bill of
+    materials, alternatives side by side), ready to attach to a mail."""
+    pdf = await offload.run(request, lambda: report_pdf(_stored(service, rec_id)))
+    return PDFResponse(pdf, headers={"Content-Disposition": f'attachment; filename="{rec_id}-report.pdf"'})
+
+
+@router.get(
+    "/{rec_id}/bom.xlsx",
+    summary="Bill of materials of a recommendation, as an Excel workbook",
+    response_class=XLSXResponse,
+    responses=_non_json(
+        XLSX_TYPE, "A summary sheet, then one sheet per network (compute, storage, in_band, out_of_band)."
+    ),
+)
+async def get_bom_xlsx(rec_id: RecId, service: Service, request: Request) -> XLSXResponse:
+    """Every part with its prices, date and source, a sheet per network, for a
+    purchasing team's spreadsheet."""
+    return XLSXResponse(
+        await offload.run(request, lambda: bom_xlsx(_stored(service, rec_id))),
+        headers={"Content-Disposition": f'attachment; filename="{rec_id}-bom.xlsx"'},
+    )
+
+
+@router.post(
+    "/{rec_id}/feedback",
+    status_code=201,
+    response_model=feedback.Feedback,
+    summary='Report that a recommendation "looks wrong"',
+    responses={
+        201: {"description": "The report as filed, with the versions of the data the design used."},
+        404: {"model": Problem, "description": "No recommendation has this id."},
+        413: {"model": Problem, "description": "Body over 64 KiB."},
+        422: {"model": ValidationProblem, "description": "The reason is missing, too short or too long."},
+    },
+)
+async def post_feedback(
+    rec_id: RecId,
+    body: Annotated[
+        feedback.FeedbackRequest,
+        Body(openapi_examples={"spines": {"summary": "A count that looks wrong", "value": FEEDBACK_EXAMPLE}}),
+    ],
+    service: Service,
+) -> Response:
+    """File what looks wrong with a design; stored with the rulebook, catalogue and price
+    book versions it was made from, for the team that maintains them."""
+    filed = await run_in_threadpool(feedback.file, _stored(service, rec_id), body.reason)
+    return json_model(filed, status_code=201)
 
 
 def _stored(service: Service, rec_id: str) -> Recommendation:
