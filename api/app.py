@@ -14,7 +14,7 @@ from advisor import service
 from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
-from api.routers import ask, health, knowledge, recommendations, widget
+from api.routers import ask, chat_session, health, knowledge, recommendations, widget
 from api.schemas import Problem
 from api.security import require_api_key
 
@@ -70,6 +70,7 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     app.include_router(ask.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(knowledge.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(health.router)
+    app.include_router(chat_session.router)
     app.include_router(widget.router)
     widget.mount_static(app)
     if config.api_key is None:

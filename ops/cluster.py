@@ -23,6 +23,7 @@ from pathlib import Path
 from bot import launch
 from core.settings import settings
 from ops import parts, supervisor
+from ops.chat_secrets import chat_secrets
 from ops.parts import Frontend
 from ops.processes import REPO, PortTaken
 from ops.run import api_command
@@ -83,6 +84,7 @@ def services(where: Layout) -> list[Service]:
     data = where.var_dir / "cluster"
     public_url = f"http://{where.host}:{where.api_port}"
     shared_env = {"FABRIC_ADVISOR_DATABASE_URL": where.database_url, "FABRIC_ADVISOR_PUBLIC_URL": public_url}
+    secrets = chat_secrets(where.var_dir)
     result = [
         parts.postgres(data / "postgres", where.postgres_port),
         parts.redis(data / "redis", where.redis_port),
@@ -107,7 +109,7 @@ def services(where: Layout) -> list[Service]:
         result.append(
             Service(
                 f"rasa-{n}",
-                launch.rasa_command(port, host=where.host, endpoints="endpoints-cluster.yml"),
+                launch.rasa_command(port, host=where.host, endpoints="endpoints-cluster.yml", cors_origin=public_url),
                 launch.BOT,
                 port,
                 f"http://{where.host}:{port}/status",
@@ -123,6 +125,7 @@ def services(where: Layout) -> list[Service]:
                     "RASA_REDIS_HOST": where.host,
                     "RASA_REDIS_PORT": str(where.redis_port),
                     "FABRIC_ADVISOR_REDIS_URL": where.redis_url,
+                    **secrets,
                 },
                 host=where.host,
                 group="replicas",
@@ -138,7 +141,7 @@ def services(where: Layout) -> list[Service]:
                 port,
                 f"http://{where.host}:{port}/healthz",
                 60.0,
-                env={**shared_env, "FABRIC_ADVISOR_API_PORT": str(where.api_port)},
+                env={**shared_env, **secrets, "FABRIC_ADVISOR_API_PORT": str(where.api_port)},
                 host=where.host,
                 group="replicas",
             )
