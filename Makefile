@@ -42,9 +42,10 @@ bench: setup cluster-parts
 
 setup: venv embedding-model kb rasa-venv model
 
-# --- uv: installed from PyPI when the machine has none --------------------------
+# --- uv: installed from PyPI when the machine has none (this version only) -------
+UV_VERSION := 0.13.9
 .uv-ok:
-	@$(UV) --version >/dev/null 2>&1 || $(PYTHON3) -m pip install -q uv
+	@$(UV) --version >/dev/null 2>&1 || $(PYTHON3) -m pip install -q "uv==$(UV_VERSION)"
 	@touch $@
 
 # --- our environment: Python 3.11+, locked by uv.lock ---------------------------
@@ -58,7 +59,7 @@ rasa-venv: $(RASA_VENV)/.installed
 $(RASA_VENV)/.installed: bot/requirements-rasa.txt .uv-ok
 	@py310=$$(scripts/find-python310) || exit 1; \
 	  [ -x $(RASA_VENV)/bin/python ] || $(UV) venv --quiet -p "$$py310" $(RASA_VENV)
-	$(UV) pip install --quiet -p $(RASA_VENV)/bin/python -r bot/requirements-rasa.txt
+	$(UV) pip install --quiet --require-hashes -p $(RASA_VENV)/bin/python -r bot/requirements-rasa.txt
 	@touch $@
 
 # --- knowledge database: rebuilt when a source file changed ---------------------

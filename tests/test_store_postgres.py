@@ -14,7 +14,7 @@ from advisor import store
 from ops import parts
 from rules import engine
 from rules.models import WorkloadProfile
-from tests.shared_parts import postgres_and_redis
+from tests.shared_parts import PASSWORD, postgres_and_redis
 
 pytestmark = pytest.mark.cluster
 
@@ -26,7 +26,7 @@ def shared(tmp_path_factory):
 
 
 def url(shared) -> str:
-    return parts.postgres_url(shared.services["postgres"].port)
+    return parts.postgres_url(shared.services["postgres"].port, PASSWORD)
 
 
 def recommendation(gpus: int):
