@@ -195,13 +195,15 @@ def test_a_rasa_replica_killed_under_load_is_back_within_60s_losing_under_1_perc
             process = supervisor.processes.get("rasa-1")
             return process is not None and process.pid != killed and running.chat_works(replica)()
 
-        came_back = until(back, timeout=60)
+        until(back, timeout=180)  # past the target too, so a failure says how late it was
         back_after = time.monotonic() - killed_at
         load.join(timeout=180)
+    log = supervisor.log_path("rasa-1").read_text(errors="replace")[-3000:]
     assert not failures, failures
-    assert came_back, f"rasa-1 not back {back_after:.0f} s after the kill"
+    assert supervisor.restarts.get("rasa-1") == 1, (supervisor.restarts, log)
     [result] = results
     turns = len(result.turn_ms)
     assert turns >= 20, result.summary()
     assert not [error for error in result.errors if "slots lost" in error], result.errors
     assert len(result.errors) <= 0.01 * turns, (result.summary(), result.errors[:3])
+    assert back_after <= 60, f"rasa-1 back only {back_after:.0f} s after the kill ({result.summary()}):\n{log}"
