@@ -31,6 +31,14 @@ Why a subclass of Rasa's `SlackInput`:
 - Conversation ids are `slack:` and Slack's own id (the user, or user_channel_thread
   with another granularity), so no other channel can name a Slack user's conversation
   (the REST channel's are `rest:...`, the web widget's `web:...`).
+- What a user types cannot become a link in the bot's replies: a markdown link
+  `[label](url)` in Slack text loses its shape (`[label] (url)`) before the bot reads
+  it, so when the advisor echoes it (a free-text GPU model, the question) and its
+  markdown is turned into Slack mrkdwn, nobody sees a disguised live link under the
+  bot's name; `<`, `>` and `&` arrive escaped by Slack and stay so, and the replies
+  escape them again (advisor/render/slack.py). Slack's own `<url|label>` links become
+  their label, as in Rasa, with a pattern that stays linear on any input (Rasa's is
+  quadratic on a long run of `<http://`).
 - Replies: one Slack message per reply (Rasa splits text at every blank line), as
   mrkdwn (the action server writes Slack mrkdwn for this channel), buttons under a
   mrkdwn section, without the legacy `as_user` flag new Slack apps cannot use.
@@ -38,6 +46,7 @@ Why a subclass of Rasa's `SlackInput`:
 
 import logging
 import os
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -74,6 +83,20 @@ REDIS_URL_ENV = "FABRIC_ADVISOR_REDIS_URL"
 REDIS_KEY_PREFIX = "fabric-advisor:slack-event:"
 REDIS_TIMEOUT_S = 2.0
 PREFIX = "slack:"
+
+
+# Slack's own link markup, <https://url|label> or <mailto:a@b|label>: negated classes only,
+# so a failed match stops at the next < or >, and a whole message is scanned in linear time
+SLACK_LINK = re.compile(r"<(?:https?|mailto):[^<>|]*\|([^<>]*)>")
+
+
+def user_text(text: str, mentions: list[str] | None = None) -> str:
+    """A Slack message as the bot should read it: the bot's own @mentions dropped, Slack
+    links as their label, and markdown links defused (see the module's docstring)."""
+    for uid in mentions or []:
+        text = text.replace(f"<@{uid}>", " ")
+    text = SLACK_LINK.sub(lambda m: m.group(1), text)
+    return text.replace("](", "] (").strip()
 
 
 class SeenStoreDown(RuntimeError):
@@ -276,6 +299,11 @@ class SlackConnector(SlackInput):
 
     def get_output_channel(self, channel: str | None = None, thread_id: str | None = None) -> OutputChannel:
         return SlackOutput(self.slack_token, channel or self.slack_channel, thread_id, self.proxy, self.api_url)
+
+    @staticmethod
+    def _sanitize_user_message(text: str, uids_to_remove: list[str] | None) -> str:
+        """Rasa's hook for the text of a Slack message (see user_text)."""
+        return user_text(text, uids_to_remove)
 
     async def process_message(
         self,
