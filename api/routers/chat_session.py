@@ -9,7 +9,9 @@ the session secret (`FABRIC_ADVISOR_SESSION_SECRET`) that Rasa's channel checks
 each other). The conversation it opens is `web:NONCE` in Rasa, a namespace no other
 channel can reach.
 
-Open like the page itself: a browser loading the widget carries no API key.
+Open like the page itself: a browser loading the widget carries no API key. Like the
+page and /widget-config.js it is the widget's plumbing, left out of the API's published
+schema (not a /v1 operation a client integrates with, and it never answers 401).
 """
 
 from __future__ import annotations
@@ -26,13 +28,16 @@ from core.settings import settings
 
 CONTEXT = b"fabric-advisor web chat session:"  # bot/channels/web.py checks the same bytes
 
-router = APIRouter(tags=["chat"])
+router = APIRouter(include_in_schema=False)
 
 
 class ChatSession(BaseModel):
     """A new web chat session: send `session_id` in socket.io's `session_request`."""
 
-    session_id: str = Field(description="NONCE.SIGNATURE, signed by this server; keep it for the conversation")
+    session_id: str = Field(
+        description="NONCE.SIGNATURE, signed by this server; keep it for the conversation",
+        examples=["4fJ0v0m3Wl2nQeS1yq1a7m4Y8bZr6k2XoH9cV5tU3dE.Zx1q8ZbUe0p3m3p2q2l8c7w1V8q4s9Qk3b6n2m1r0yE"],
+    )
 
 
 def signature(secret: str, nonce: str) -> str:
