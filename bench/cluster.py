@@ -41,7 +41,7 @@ FAULT_LOAD_SECONDS = 45.0
 FAULT_AFTER_S = 5.0
 BACK_WITHIN_S = 60.0  # the target
 WAIT_BACK_S = 300.0  # how long to wait for it, so the next fault starts on a whole cluster
-REPLICA_PORT_OFFSETS = (1, 2, 11, 12, 21, 22)
+REPLICA_PORT_OFFSETS = (1, 2, 10, 11, 12, 21, 22)  # 10: the balancer's port for the action servers
 # (what, the service, kill it or restart it)
 FAULTS = (
     ("kill a Rasa replica", "rasa-1", "kill"),
