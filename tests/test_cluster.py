@@ -213,4 +213,5 @@ def test_a_rasa_replica_killed_under_load_is_back_within_60s_losing_under_1_perc
     assert not [error for error in result.errors if "slots lost" in error], result.errors
     assert len(result.errors) <= 0.01 * turns, (result.summary(), result.errors[:3])
     assert back_after <= 60, f"rasa-1 back only {back_after:.0f} s after the kill ({result.summary()}):\n{log}"
-    assert until(running.chat_works(replica), timeout=60)  # and it takes turns again
+    # and it takes turns again (its first turn loads the intent featurizer: slow on a busy machine)
+    assert until(running.chat_works(replica), timeout=180)
