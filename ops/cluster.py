@@ -5,9 +5,7 @@
     rasa-1/2     Rasa replicas (bot/endpoints-cluster.yml), each with its action server
     actions-1/2  action servers (stateless: recommendations go to PostgreSQL)
     api-1/2      API processes (stateless likewise)
-    balancer     HAProxy on the usual ports: API and web chat on 8000, Rasa on 5005; and
-                 the action servers for the Rasa replicas (replica_base_port + 10), so a
-                 dead action server costs no turn: HAProxy sends the call to the other
+    balancer     HAProxy on the usual ports: API and web chat on 8000, Rasa on 5005
 
 PostgreSQL, Redis and HAProxy are Debian's packages (installed when missing, ops.parts),
 with their data and configuration under var/cluster/. Every process is started, kept
@@ -59,11 +57,6 @@ class Layout:
 
     def replica_port(self, part: int, n: int) -> int:
         return self.replica_base_port + 10 * part + n
-
-    @property
-    def actions_balancer_port(self) -> int:
-        """The balancer's port for the action servers (the unused replica number 0)."""
-        return self.replica_port(ACTIONS, 0)
 
     def secrets(self) -> dict[str, str]:
         """Rasa's token, the session secret and the two passwords (generated on first use)."""
@@ -139,7 +132,7 @@ def services(where: Layout, secrets: dict[str, str] | None = None) -> list[Servi
                 launch.RASA_START_TIMEOUT,
                 env={
                     **launch.RASA_ENV,
-                    "ACTION_SERVER_URL": f"http://{where.host}:{where.actions_balancer_port}/webhook",
+                    "ACTION_SERVER_URL": f"http://{where.host}:{where.replica_port(ACTIONS, n)}/webhook",
                     "RASA_DB_HOST": where.host,
                     "RASA_DB_PORT": str(where.postgres_port),
                     "RASA_DB_NAME": parts.DATABASE,
@@ -174,12 +167,6 @@ def services(where: Layout, secrets: dict[str, str] | None = None) -> list[Servi
     frontends = [
         Frontend("api", where.api_port, [url.split("//")[1] for url in where.api_replicas], "/healthz"),
         Frontend("rasa", where.rasa_port, [url.split("//")[1] for url in where.rasa_replicas], "/", "/socket.io"),
-        Frontend(
-            "actions",
-            where.actions_balancer_port,
-            [f"{where.host}:{where.replica_port(ACTIONS, n)}" for n in range(1, REPLICAS + 1)],
-            "/health",
-        ),
     ]
     result.append(parts.haproxy(data / "balancer", frontends, where.host))
     return result
@@ -198,7 +185,6 @@ def compose_frontends() -> list[Frontend]:
         Frontend(
             "rasa", 5005, [f"rasa-{n}:5005" for n in range(1, REPLICAS + 1)], "/", "/socket.io", RASA_PUBLIC_PATHS
         ),
-        Frontend("actions", 5055, [f"actions-{n}:5055" for n in range(1, REPLICAS + 1)], "/health"),  # not published
     ]
 
 
@@ -214,9 +200,6 @@ def banner(where: Layout) -> str:
     lines += [
         f"  actions-{n}       http://{where.host}:{where.replica_port(ACTIONS, n)}" for n in range(1, REPLICAS + 1)
     ]
-    lines.append(
-        f"  actions         http://{where.host}:{where.actions_balancer_port}  (balancer, for the Rasa replicas)"
-    )
     lines += [f"  api-{n}           {url}" for n, url in enumerate(where.api_replicas, 1)]
     lines += [
         f"  PostgreSQL      postgresql://{parts.POSTGRES_USER}@{where.host}:{where.postgres_port}/{parts.DATABASE}"
