@@ -65,9 +65,10 @@ pdf-libs:
 	@$(PYTHON3) -c "import ctypes.util as u, sys; sys.exit(0 if u.find_library('pango-1.0') and u.find_library('pangoft2-1.0') else 1)" \
 	  || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 >/dev/null; }
 
-# --- uv: installed from PyPI when the machine has none --------------------------
+# --- uv: installed from PyPI when the machine has none (this version only) -------
+UV_VERSION := 0.13.9
 .uv-ok:
-	@$(UV) --version >/dev/null 2>&1 || $(PYTHON3) -m pip install -q uv
+	@$(UV) --version >/dev/null 2>&1 || $(PYTHON3) -m pip install -q "uv==$(UV_VERSION)"
 	@touch $@
 
 # --- our environment: Python 3.11+, locked by uv.lock ---------------------------
@@ -81,7 +82,7 @@ rasa-venv: $(RASA_VENV)/.installed
 $(RASA_VENV)/.installed: bot/requirements-rasa.txt .uv-ok
 	@py310=$$(scripts/find-python310) || exit 1; \
 	  [ -x $(RASA_VENV)/bin/python ] || $(UV) venv --quiet -p "$$py310" $(RASA_VENV)
-	$(UV) pip install --quiet -p $(RASA_VENV)/bin/python -r bot/requirements-rasa.txt
+	$(UV) pip install --quiet --require-hashes -p $(RASA_VENV)/bin/python -r bot/requirements-rasa.txt
 	@touch $@
 
 # --- knowledge database: rebuilt when a source file changed ---------------------

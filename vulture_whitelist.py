@@ -98,3 +98,11 @@ _.overridden_by
 _.font
 _.number_format
 _.freeze_panes
+# bot/channels: Rasa calls these overrides and handlers (RestInput, SlackInput, socket.io events)
+_._extract_sender
+_._extract_input_channel
+_._sanitize_user_message
+_.SignedSocketIO
+_.session_request
+_.handle_message
+_.user_uttered

@@ -15,7 +15,7 @@ from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
 from api.ratelimit import RateLimit
-from api.routers import ask, docs, health, knowledge, recommendations, widget
+from api.routers import ask, chat_session, docs, health, knowledge, recommendations, widget
 from api.schemas import Problem
 from api.security import check_key_is_sendable, require_api_key
 
@@ -90,6 +90,7 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     app.include_router(ask.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(knowledge.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(health.router)
+    app.include_router(chat_session.router)
     app.include_router(widget.router)
     app.include_router(docs.router)
     widget.mount_static(app)

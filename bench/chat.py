@@ -81,7 +81,8 @@ class Load:
 
 def converse(client: httpx.Client, urls: Sequence[str], sender: str, first: int = 0) -> tuple[list[float], str | None]:
     """One scripted conversation, turn n sent to urls[(first + n) % len(urls)]: the turn
-    times, and what went wrong (None when nothing)."""
+    times, and what went wrong (None when nothing). The client carries the Rasa token
+    (`params={"token": ...}`); the REST channel keeps the conversation as `rest:SENDER`."""
     times: list[float] = []
     try:
         for n, (text, _) in enumerate(SCRIPT):
@@ -92,7 +93,7 @@ def converse(client: httpx.Client, urls: Sequence[str], sender: str, first: int 
             response.raise_for_status()
             if not any(message.get("text") for message in response.json()):
                 return times, f"{sender}: no reply to {text!r}"
-        tracker = client.get(f"{urls[first % len(urls)]}/conversations/{sender}/tracker")
+        tracker = client.get(f"{urls[first % len(urls)]}/conversations/rest:{sender}/tracker")
         tracker.raise_for_status()
         slots = tracker.json()["slots"]
         lost = {key: (value, slots.get(key)) for key, value in FINAL_SLOTS.items() if slots.get(key) != value}
@@ -101,10 +102,11 @@ def converse(client: httpx.Client, urls: Sequence[str], sender: str, first: int 
         return times, f"{sender}: {type(exc).__name__}: {exc}"
 
 
-def drive(base_url: str | Sequence[str], concurrency: int, seconds: float) -> Load:
+def drive(base_url: str | Sequence[str], concurrency: int, seconds: float, token: str = "") -> Load:
     """concurrency conversations at a time against base_url for about `seconds` (each
     conversation under way when time is up is finished). Given several URLs, each turn
-    goes to the next one, so every conversation alternates between replicas."""
+    goes to the next one, so every conversation alternates between replicas. token: the
+    Rasa token (the REST channel and the tracker need it)."""
     urls = [base_url] if isinstance(base_url, str) else list(base_url)
     load = Load(concurrency, seconds)
     deadline = time.monotonic() + seconds
@@ -112,7 +114,7 @@ def drive(base_url: str | Sequence[str], concurrency: int, seconds: float) -> Lo
     counter_lock = threading.Lock()
 
     def worker() -> None:
-        with httpx.Client(timeout=60) as client:
+        with httpx.Client(timeout=60, params={"token": token} if token else None) as client:
             while time.monotonic() < deadline:
                 with counter_lock:
                     n = next(counter)
@@ -136,10 +138,10 @@ def run(levels: Sequence[int] = LEVELS, seconds: float = SECONDS_PER_LEVEL) -> l
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-chat-") as workdir, launch.chat_stack(Path(workdir)) as stack:
         lines.append(f"stack start (model check, action server, Rasa): {time.perf_counter() - started:.1f} s")
-        drive(stack.rasa.url, 2, 3.0)  # warm-up
+        drive(stack.rasa.url, 2, 3.0, stack.token)  # warm-up
         lines.append(f"one Rasa process, {len(SCRIPT)}-turn sizing conversations, {seconds:.0f} s per level:")
         for level in levels:
-            load = drive(stack.rasa.url, level, seconds)
+            load = drive(stack.rasa.url, level, seconds, stack.token)
             lines.append("  " + load.summary())
             lines.extend(f"    error: {error}" for error in load.errors[:3])
     return lines

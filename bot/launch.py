@@ -4,7 +4,12 @@ data changed, then run the action server (our env) and Rasa (its own env) on fre
 work).
 
     with launch.chat_stack(tmp_path) as stack:
-        httpx.post(stack.webhook, json={"sender": "me", "message": "hi"})
+        httpx.post(stack.webhook, json={"sender": "me", "message": "hi"}, params=stack.auth)
+
+Rasa is locked down the same way everywhere (docs/security.md): its HTTP API and the
+REST channel need the Rasa token (`?token=`), CORS admits only the widget's origin, and
+the socket.io channel takes only session ids the API signed. A test stack gets fresh
+random secrets (`stack.secrets`).
 
 The same commands, with fixed ports, are what `make run` starts (see bot/README.md).
 """
@@ -18,7 +23,9 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from ops.chat_secrets import RASA_TOKEN_VARIABLE, for_tests
 from ops.processes import RASA_BIN, REPO, VENV_BIN, Server, free_port, running
 
 BOT = REPO / "bot"
@@ -103,13 +110,26 @@ def actions_command(port: int) -> list[str]:
     return [str(VENV_BIN / "python"), "-m", "bot.action_server", "--port", str(port)]
 
 
+def origin(url: str) -> str:
+    """The origin (scheme://host[:port]) of a URL, what a browser sends as Origin."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def rasa_command(
-    port: int, model: Path = MODEL, host: str = "127.0.0.1", endpoints: str = "endpoints.yml"
+    port: int,
+    model: Path = MODEL,
+    host: str = "127.0.0.1",
+    endpoints: str = "endpoints.yml",
+    cors_origin: str = "http://127.0.0.1:8000",
 ) -> list[str]:
-    """`rasa run` in bot/. `--cors "*"` lets the web widget, served by the API on another
-    port, fall back to socket.io long-polling when a websocket cannot be opened."""
+    """`rasa run` in bot/, through bot/rasa_run.py, which adds `--auth-token` from
+    FABRIC_ADVISOR_RASA_TOKEN (never on the command line) and refuses to start without
+    it. `--cors` admits the widget's origin only (the API's public URL): the page,
+    served by the API on another port, may fall back to socket.io long-polling."""
     return [
-        str(RASA_BIN / "rasa"),
+        str(RASA_BIN / "python"),
+        "rasa_run.py",
         "run",
         "--enable-api",
         "-i",
@@ -117,7 +137,7 @@ def rasa_command(
         "-p",
         str(port),
         "--cors",
-        "*",
+        origin(cors_origin),
         "--model",
         str(model),
         "--endpoints",
@@ -146,8 +166,10 @@ def action_server(port: int | None = None, env: dict[str, str] | None = None) ->
 def rasa_server(
     actions_url: str, tracker_db: Path, port: int | None = None, env: dict[str, str] | None = None
 ) -> Iterator[Server]:
-    """Rasa (its own env) with the REST and socket.io channels and a SQLite tracker store."""
+    """Rasa (its own env) with the REST and socket.io channels and a SQLite tracker store;
+    env must carry the Rasa token and session secret (ops.chat_secrets)."""
     port = port or free_port()
+    cors = (env or {}).get("FABRIC_ADVISOR_PUBLIC_URL") or "http://127.0.0.1:8000"
     variables = {
         **RASA_ENV,
         "ACTION_SERVER_URL": f"{actions_url}/webhook",
@@ -155,7 +177,7 @@ def rasa_server(
         **(env or {}),
     }
     with running(
-        rasa_command(port),
+        rasa_command(port, cors_origin=cors),
         port=port,
         health_path="/status",
         cwd=BOT,
@@ -170,15 +192,28 @@ class ChatStack:
     rasa: Server
     actions: Server
     tracker_db: Path
+    secrets: dict[str, str]
     _restart: Callable[[], Server] | None = None
 
     @property
+    def token(self) -> str:
+        return self.secrets[RASA_TOKEN_VARIABLE]
+
+    @property
+    def auth(self) -> dict[str, str]:
+        """Query parameters every call to Rasa's HTTP API and REST channel needs."""
+        return {"token": self.token}
+
+    @property
     def webhook(self) -> str:
-        """The REST channel: POST {"sender": id, "message": text} -> [{"recipient_id", "text"...}]."""
+        """The REST channel: POST {"sender": id, "message": text} -> [{"recipient_id", "text"...}]
+        (send `params=stack.auth`)."""
         return f"{self.rasa.url}/webhooks/rest/webhook"
 
-    def tracker_url(self, sender: str) -> str:
-        return f"{self.rasa.url}/conversations/{sender}/tracker"
+    def tracker_url(self, sender: str, channel: str = "rest") -> str:
+        """The tracker of a channel's sender (the conversation id is `channel:sender`);
+        send `params=stack.auth`."""
+        return f"{self.rasa.url}/conversations/{channel}:{sender}/tracker"
 
     def restart_rasa(self) -> Server:
         """Stop Rasa and start it again on the same port and tracker store."""
@@ -198,7 +233,9 @@ def chat_stack(workdir: Path, env: dict[str, str] | None = None) -> Iterator[Cha
     workdir.mkdir(parents=True, exist_ok=True)
     ensure_model()
     tracker_db = workdir / "rasa-tracker.db"
+    secrets = for_tests()
     actions_env = {"FABRIC_ADVISOR_DB": str(workdir / "advisor.db"), **(env or {})}
+    rasa_env = {**secrets, **(env or {})}
     with ExitStack() as stack:
         actions = stack.enter_context(action_server(env=actions_env))
         port = free_port()
@@ -212,10 +249,10 @@ def chat_stack(workdir: Path, env: dict[str, str] | None = None) -> Iterator[Cha
             stop_rasa()
             rasa_stack = ExitStack()
             current.append(rasa_stack)
-            return rasa_stack.enter_context(rasa_server(actions.url, tracker_db, port=port))
+            return rasa_stack.enter_context(rasa_server(actions.url, tracker_db, port=port, env=rasa_env))
 
         stack.callback(stop_rasa)
-        yield ChatStack(rasa=start_rasa(), actions=actions, tracker_db=tracker_db, _restart=start_rasa)
+        yield ChatStack(rasa=start_rasa(), actions=actions, tracker_db=tracker_db, secrets=secrets, _restart=start_rasa)
 
 
 if __name__ == "__main__":

@@ -101,6 +101,28 @@ class Settings(BaseSettings):
         alias="FABRIC_ADVISOR_LINK_TTL_DAYS",
         description="days a signed link to a recommendation's diagram, report or files works without the API key",
     )
+    rasa_token_override: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_RASA_TOKEN",
+        description="token Rasa's HTTP API and REST chat channel require (`?token=`); unset: var/rasa-token, "
+        "which `make run` generates",
+    )
+    session_secret_override: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_SESSION_SECRET",
+        description="HMAC key, shared by the API and Rasa, that signs the web chat's session ids; unset: "
+        "var/session-secret, which `make run` generates",
+    )
+    crash_loop_restarts: int = Field(
+        5,
+        alias="FABRIC_ADVISOR_CRASH_LOOP_RESTARTS",
+        description="`make run`/`run-cluster`: a process that dies this often within the window stops the stack",
+    )
+    crash_loop_seconds: float = Field(
+        300.0,
+        alias="FABRIC_ADVISOR_CRASH_LOOP_SECONDS",
+        description="the window of FABRIC_ADVISOR_CRASH_LOOP_RESTARTS, in seconds",
+    )
 
     @property
     def public_url(self) -> str:
@@ -111,10 +133,32 @@ class Settings(BaseSettings):
     def rasa_url(self) -> str:
         return f"http://{self.host}:{self.rasa_port}"
 
+    @property
+    def rasa_token(self) -> str | None:
+        """The Rasa token: FABRIC_ADVISOR_RASA_TOKEN, else the one `make run` wrote to var/."""
+        return self.rasa_token_override or _read_secret(self.var_dir / RASA_TOKEN_FILE)
+
+    @property
+    def session_secret(self) -> str | None:
+        """The session-id key: FABRIC_ADVISOR_SESSION_SECRET, else the one `make run` wrote to var/."""
+        return self.session_secret_override or _read_secret(self.var_dir / SESSION_SECRET_FILE)
+
     def diagram_url(self, recommendation_id: str | None) -> str | None:
         if not recommendation_id:
             return None
         return f"{self.public_url}/v1/recommendations/{recommendation_id}/diagram.svg"
+
+
+RASA_TOKEN_FILE = "rasa-token"
+SESSION_SECRET_FILE = "session-secret"
+
+
+def _read_secret(path: Path) -> str | None:
+    """A generated secret's text, None when the file is missing or empty."""
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
 
 
 def variables() -> dict[str, str]:

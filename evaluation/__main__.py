@@ -18,6 +18,7 @@ from advisor import service
 from advisor.models import AskKind
 from advisor.render import markdown
 from bot import launch
+from core.settings import settings
 from evaluation.scoring import (
     COLLECTIONS,
     Verdict,
@@ -66,20 +67,27 @@ def score_sizing(path: Path) -> list[Verdict]:
     return verdicts
 
 
-def on_chat_stack(score: Callable[[Path, str], list[Verdict]], path: Path) -> list[Verdict]:
+def on_chat_stack(score: Callable[[Path, str, str], list[Verdict]], path: Path) -> list[Verdict]:
     """Score a set on a chat stack (model, action server, Rasa) started for it and stopped after."""
     with tempfile.TemporaryDirectory(prefix="evaluation-") as workdir, launch.chat_stack(Path(workdir)) as stack:
-        return score(path, stack.rasa.url)
+        return score(path, stack.rasa.url, stack.token)
 
 
-def score_conversations(path: Path, rasa: str | None = None) -> list[Verdict]:
+def rasa_auth(token: str | None) -> dict[str, str]:
+    """The query parameter Rasa's HTTP API and REST channel need (docs/security.md)."""
+    token = token or settings.rasa_token
+    return {"token": token} if token else {}
+
+
+def score_conversations(path: Path, rasa: str | None = None, token: str | None = None) -> list[Verdict]:
     """Each turn of each conversation, judged by its expect kind, on the real chat stack
-    (started here unless a running Rasa's URL is given)."""
+    (started here unless a running Rasa's URL is given; its token: FABRIC_ADVISOR_RASA_TOKEN
+    or var/rasa-token)."""
     if rasa is None:
         return on_chat_stack(score_conversations, path)
     webhook = f"{rasa}/webhooks/rest/webhook"
     verdicts = []
-    with httpx.Client(timeout=60) as client:
+    with httpx.Client(timeout=60, params=rasa_auth(token)) as client:
         for conversation in load(path):
             sender = f"eval-{uuid.uuid4().hex[:10]}"
             for number, turn in enumerate(conversation["turns"], start=1):
@@ -99,13 +107,13 @@ def score_conversations(path: Path, rasa: str | None = None) -> list[Verdict]:
     return verdicts
 
 
-def score_intents(path: Path, rasa: str | None = None) -> list[Verdict]:
+def score_intents(path: Path, rasa: str | None = None, token: str | None = None) -> list[Verdict]:
     """Each message's intent as the trained model on the real Rasa server gives it
     (/model/parse, after the fallback classifier), against its label."""
     if rasa is None:
         return on_chat_stack(score_intents, path)
     verdicts = []
-    with httpx.Client(timeout=60) as client:
+    with httpx.Client(timeout=60, params=rasa_auth(token)) as client:
         for item in load(path):
             response = client.post(f"{rasa}/model/parse", json={"text": item["text"]})
             response.raise_for_status()

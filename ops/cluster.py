@@ -1,7 +1,7 @@
 """`make run-cluster`: the replicated deployment on one machine, on real shared parts.
 
-    PostgreSQL   Rasa's tracker store, and the stored recommendations
-    Redis        Rasa's lock store, and Slack event de-duplication
+    PostgreSQL   Rasa's tracker store, and the stored recommendations (password auth)
+    Redis        Rasa's lock store, and Slack event de-duplication (password auth)
     rasa-1/2     Rasa replicas (bot/endpoints-cluster.yml), each with its action server
     actions-1/2  action servers (stateless: recommendations go to PostgreSQL)
     api-1/2      API processes (stateless likewise)
@@ -12,6 +12,11 @@ with their data and configuration under var/cluster/. Every process is started, 
 in var/run/NAME.pid and stopped like `make run`'s (ops.supervisor). To spread the same
 processes over machines, see deploy/ (one container image, docker-compose.yml): the
 environment variables below are the only wiring between them.
+
+The secrets (Rasa's token, the session secret, the PostgreSQL and Redis passwords) are
+generated into var/ and var/cluster/ (0600) on the first run, unless the environment
+gives the first two; a dead replica is started again by the supervisor while HAProxy
+routes around it (ops.supervisor).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 from bot import launch
 from core.settings import settings
 from ops import parts, supervisor
+from ops.chat_secrets import chat_secrets, generated
 from ops.parts import Frontend
 from ops.processes import REPO, PortTaken
 from ops.run import api_command
@@ -30,6 +36,11 @@ from ops.supervisor import Service
 
 REPLICAS = 2
 RASA, ACTIONS, API = 0, 1, 2  # replica port = replica_base_port + 10 * part + n
+# a Rasa replica that dies mid-turn leaves its conversation's lock ticket in Redis; the
+# other replica waits for it to expire before taking the retried turn (Rasa's default: 60 s)
+TICKET_LOCK_LIFETIME_S = 15
+POSTGRES_PASSWORD = "POSTGRES_PASSWORD"
+REDIS_PASSWORD = "REDIS_PASSWORD"
 
 
 @dataclass(frozen=True)
@@ -47,13 +58,14 @@ class Layout:
     def replica_port(self, part: int, n: int) -> int:
         return self.replica_base_port + 10 * part + n
 
-    @property
-    def database_url(self) -> str:
-        return parts.postgres_url(self.postgres_port, self.host)
-
-    @property
-    def redis_url(self) -> str:
-        return f"redis://{self.host}:{self.redis_port}/1"  # db 0: Rasa's locks
+    def secrets(self) -> dict[str, str]:
+        """Rasa's token, the session secret and the two passwords (generated on first use)."""
+        data = self.var_dir / "cluster"
+        return {
+            **chat_secrets(self.var_dir),
+            POSTGRES_PASSWORD: generated(data / "postgres-password"),
+            REDIS_PASSWORD: generated(data / "redis-password"),
+        }
 
     @property
     def rasa_replicas(self) -> list[str]:
@@ -76,16 +88,22 @@ def layout() -> Layout:
     )
 
 
-def services(where: Layout) -> list[Service]:
+def services(where: Layout, secrets: dict[str, str] | None = None) -> list[Service]:
     """Every process of the cluster, in the order they start: PostgreSQL and Redis, then
     the replicas all at once (Rasa copes with replicas creating its tables together, and
-    waits for PostgreSQL; none needs another to start), then the balancer."""
+    waits for PostgreSQL; none needs another to start), then the balancer. secrets:
+    `where.secrets()` unless given."""
     data = where.var_dir / "cluster"
     public_url = f"http://{where.host}:{where.api_port}"
-    shared_env = {"FABRIC_ADVISOR_DATABASE_URL": where.database_url, "FABRIC_ADVISOR_PUBLIC_URL": public_url}
+    given = where.secrets() if secrets is None else secrets
+    pg_password, redis_password = given[POSTGRES_PASSWORD], given[REDIS_PASSWORD]
+    secrets = {name: value for name, value in given.items() if name not in (POSTGRES_PASSWORD, REDIS_PASSWORD)}
+    database_url = parts.postgres_url(where.postgres_port, pg_password, where.host)
+    redis_url = parts.redis_url(where.redis_port, redis_password, where.host)  # db 0: Rasa's locks
+    shared_env = {"FABRIC_ADVISOR_DATABASE_URL": database_url, "FABRIC_ADVISOR_PUBLIC_URL": public_url}
     result = [
-        parts.postgres(data / "postgres", where.postgres_port),
-        parts.redis(data / "redis", where.redis_port),
+        parts.postgres(data / "postgres", where.postgres_port, pg_password),
+        parts.redis(data / "redis", where.redis_port, redis_password),
     ]
     for n in range(1, REPLICAS + 1):
         port = where.replica_port(ACTIONS, n)
@@ -107,7 +125,7 @@ def services(where: Layout) -> list[Service]:
         result.append(
             Service(
                 f"rasa-{n}",
-                launch.rasa_command(port, host=where.host, endpoints="endpoints-cluster.yml"),
+                launch.rasa_command(port, host=where.host, endpoints="endpoints-cluster.yml", cors_origin=public_url),
                 launch.BOT,
                 port,
                 f"http://{where.host}:{port}/status",
@@ -119,10 +137,13 @@ def services(where: Layout) -> list[Service]:
                     "RASA_DB_PORT": str(where.postgres_port),
                     "RASA_DB_NAME": parts.DATABASE,
                     "RASA_DB_USER": parts.POSTGRES_USER,
-                    "RASA_DB_PASSWORD": "",
+                    "RASA_DB_PASSWORD": pg_password,
                     "RASA_REDIS_HOST": where.host,
                     "RASA_REDIS_PORT": str(where.redis_port),
-                    "FABRIC_ADVISOR_REDIS_URL": where.redis_url,
+                    "RASA_REDIS_PASSWORD": redis_password,
+                    "FABRIC_ADVISOR_REDIS_URL": redis_url,
+                    "TICKET_LOCK_LIFETIME": str(TICKET_LOCK_LIFETIME_S),
+                    **secrets,
                 },
                 host=where.host,
                 group="replicas",
@@ -138,7 +159,7 @@ def services(where: Layout) -> list[Service]:
                 port,
                 f"http://{where.host}:{port}/healthz",
                 60.0,
-                env={**shared_env, "FABRIC_ADVISOR_API_PORT": str(where.api_port)},
+                env={**shared_env, **secrets, "FABRIC_ADVISOR_API_PORT": str(where.api_port)},
                 host=where.host,
                 group="replicas",
             )
@@ -151,11 +172,19 @@ def services(where: Layout) -> list[Service]:
     return result
 
 
+# what the internet may reach of Rasa: the widget's socket.io and the channels' webhooks
+# (Slack's; the REST channel needs the Rasa token), never Rasa's HTTP API
+RASA_PUBLIC_PATHS = ("/socket.io", "/webhooks/")
+
+
 def compose_frontends() -> list[Frontend]:
-    """The balancer of deploy/docker-compose.yml: the same frontends, replicas by service name."""
+    """The balancer of deploy/docker-compose.yml: the same frontends, replicas by service
+    name, Rasa's limited to its channels' paths."""
     return [
         Frontend("api", 8000, [f"api-{n}:8000" for n in range(1, REPLICAS + 1)], "/healthz"),
-        Frontend("rasa", 5005, [f"rasa-{n}:5005" for n in range(1, REPLICAS + 1)], "/", "/socket.io"),
+        Frontend(
+            "rasa", 5005, [f"rasa-{n}:5005" for n in range(1, REPLICAS + 1)], "/", "/socket.io", RASA_PUBLIC_PATHS
+        ),
     ]
 
 
@@ -164,7 +193,8 @@ def banner(where: Layout) -> str:
         "",
         "Fabric Advisor cluster is running:",
         f"  web chat, API   http://{where.host}:{where.api_port}/  (balancer)",
-        f"  Rasa            http://{where.host}:{where.rasa_port}/  (balancer; REST chat at /webhooks/rest/webhook)",
+        f"  Rasa            http://{where.host}:{where.rasa_port}/  (balancer; REST chat at /webhooks/rest/webhook"
+        f"?token=..., the token in {where.var_dir}/rasa-token)",
     ]
     lines += [f"  rasa-{n}          {url}" for n, url in enumerate(where.rasa_replicas, 1)]
     lines += [
@@ -172,8 +202,9 @@ def banner(where: Layout) -> str:
     ]
     lines += [f"  api-{n}           {url}" for n, url in enumerate(where.api_replicas, 1)]
     lines += [
-        f"  PostgreSQL      {where.database_url}",
-        f"  Redis           redis://{where.host}:{where.redis_port}",
+        f"  PostgreSQL      postgresql://{parts.POSTGRES_USER}@{where.host}:{where.postgres_port}/{parts.DATABASE}"
+        f" (password in {where.var_dir}/cluster/postgres-password)",
+        f"  Redis           redis://{where.host}:{where.redis_port} (password in {where.var_dir}/cluster/redis-password)",
         f"  logs            {where.var_dir}/*.log, pids in {where.var_dir}/run/",
         "Press Ctrl-C to stop.",
     ]

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from ops.processes import http_ok
 from ops.supervisor import Service
@@ -71,35 +72,66 @@ def _tcp_answers(port: int, request: bytes, expect: bytes) -> Callable[[], bool]
     return check
 
 
-def postgres_url(port: int, host: str = "127.0.0.1", database: str = DATABASE) -> str:
-    return f"postgresql://{POSTGRES_USER}@{host}:{port}/{database}"
+def postgres_url(port: int, password: str, host: str = "127.0.0.1", database: str = DATABASE) -> str:
+    return f"postgresql://{POSTGRES_USER}:{quote(password, safe='')}@{host}:{port}/{database}"
 
 
-def postgres(data_dir: Path, port: int) -> Service:
+# every connection, over TCP or the socket, proves the password (SCRAM), none is trusted
+PG_HBA = """\
+# Written by ops.parts.postgres: password (SCRAM) for every connection, trust for none.
+local all all scram-sha-256
+host all all 127.0.0.1/32 scram-sha-256
+host all all ::1/128 scram-sha-256
+"""
+
+
+def postgres(data_dir: Path, port: int, password: str) -> Service:
     """PostgreSQL with its cluster in data_dir (initdb on first start), loopback only,
-    trusting local connections, with the database `fabric_advisor`."""
+    every connection authenticated with password (SCRAM-SHA-256; none trusted, not even
+    local ones: any local account could otherwise read every conversation), with the
+    database `fabric_advisor`. A data directory from before passwords is converted."""
     bin_dir = postgres_bin() or Path("/usr/lib/postgresql/15/bin")
     data_dir = data_dir.resolve()
+    single_user = [str(bin_dir / "postgres"), "--single", "-D", str(data_dir), "postgres"]
+    initdb = [str(bin_dir / "initdb"), "-D", str(data_dir), "-U", POSTGRES_USER, "-E", "UTF8"]
+    as_postgres = _as_postgres() if os.geteuid() == 0 else None
 
     def prepare() -> None:
-        if (data_dir / "PG_VERSION").exists():
-            return
-        data_dir.mkdir(parents=True, exist_ok=True)
-        _give_to_postgres(data_dir)
+        if not (data_dir / "PG_VERSION").exists():
+            data_dir.mkdir(parents=True, exist_ok=True)
+            _give_to_postgres(data_dir)
+            pwfile = data_dir.parent / f".{data_dir.name}-initdb-password"
+            descriptor = os.open(pwfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(descriptor, "w") as out:
+                out.write(password + "\n")
+            try:
+                _give_to_postgres(pwfile)
+                subprocess.run(
+                    [*initdb, "--auth=scram-sha-256", f"--pwfile={pwfile}"],
+                    check=True,
+                    capture_output=True,
+                    preexec_fn=as_postgres,
+                )
+            finally:
+                pwfile.unlink(missing_ok=True)
+            subprocess.run(
+                single_user,
+                input=f"CREATE DATABASE {DATABASE};\n".encode(),
+                check=True,
+                capture_output=True,
+                preexec_fn=as_postgres,
+            )
+        # the password of this run (it may have been generated anew) and no trusted connection
+        literal = password.replace("'", "''")
         subprocess.run(
-            [str(bin_dir / "initdb"), "-D", str(data_dir), "-U", POSTGRES_USER, "--auth=trust", "-E", "UTF8"],
+            single_user,
+            input=f"SET password_encryption = 'scram-sha-256';\nALTER USER {POSTGRES_USER} PASSWORD '{literal}';\n".encode(),
             check=True,
             capture_output=True,
-            preexec_fn=_as_postgres() if os.geteuid() == 0 else None,
+            preexec_fn=as_postgres,
         )
-        (data_dir / "create-db.sql").write_text(f"CREATE DATABASE {DATABASE};\n")
-        subprocess.run(
-            [str(bin_dir / "postgres"), "--single", "-D", str(data_dir), "postgres"],
-            input=(data_dir / "create-db.sql").read_bytes(),
-            check=True,
-            capture_output=True,
-            preexec_fn=_as_postgres() if os.geteuid() == 0 else None,
-        )
+        (data_dir / "pg_hba.conf").write_text(PG_HBA)
+        _give_to_postgres(data_dir / "pg_hba.conf")
 
     def ready() -> bool:
         result = subprocess.run(
@@ -147,11 +179,14 @@ def _as_postgres() -> Callable[[], None]:
 
 
 def _give_to_postgres(data_dir: Path) -> None:
-    """The data directory belongs to the postgres account, and it can reach it."""
+    """The data directory (or a file of it) belongs to the postgres account, and it can reach it."""
     if os.geteuid() != 0:
         return
     account = pwd.getpwnam(POSTGRES_USER)
     os.chown(data_dir, account.pw_uid, account.pw_gid)
+    if not data_dir.is_dir():  # a file inside a directory it reaches already
+        os.chmod(data_dir, 0o600)
+        return
     os.chmod(data_dir, 0o700)
     for parent in data_dir.parents:  # traverse only: x for others
         mode = parent.stat().st_mode
@@ -159,13 +194,28 @@ def _give_to_postgres(data_dir: Path) -> None:
             os.chmod(parent, mode | 0o001)
 
 
-def redis(data_dir: Path, port: int) -> Service:
-    """Redis on loopback, nothing persisted (locks and seen Slack events are short-lived)."""
+def redis_url(port: int, password: str, host: str = "127.0.0.1", db: int = 1) -> str:
+    return f"redis://:{quote(password, safe='')}@{host}:{port}/{db}"
+
+
+def redis(data_dir: Path, port: int, password: str) -> Service:
+    """Redis on loopback, nothing persisted (locks and seen Slack events are short-lived),
+    every client authenticated with password (`requirepass`, kept in a 0600 config file,
+    not on the command line where `ps` shows it)."""
     data_dir = data_dir.resolve()
+    config = data_dir / "redis.conf"
+
+    def prepare() -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(f'requirepass "{password}"\n')
+
     return Service(
         "redis",
         [
             shutil.which("redis-server") or "/usr/bin/redis-server",
+            str(config),
             "--port",
             str(port),
             "--bind",
@@ -181,9 +231,9 @@ def redis(data_dir: Path, port: int) -> Service:
         ],
         data_dir,
         port,
-        _tcp_answers(port, b"PING\r\n", b"+PONG"),
+        _tcp_answers(port, f"AUTH {password}\r\nPING\r\n".encode(), b"+OK"),
         20.0,
-        prepare=lambda: data_dir.mkdir(parents=True, exist_ok=True),
+        prepare=prepare,
     )
 
 
@@ -196,6 +246,7 @@ class Frontend:
     backends: Sequence[str]  # host:port of each replica
     health_path: str
     sticky_path: str | None = None  # socket.io: its polling requests stay on one replica
+    public_paths: Sequence[str] = ()  # when set, only these path prefixes pass (403 for the rest)
 
 
 def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1") -> str:
@@ -220,6 +271,8 @@ def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1") -> st
     for frontend in frontends:
         servers = [f"    server {frontend.name}-{n + 1} {address} check" for n, address in enumerate(frontend.backends)]
         lines += [f"frontend {frontend.name}", f"    bind {host}:{frontend.port}"]
+        if frontend.public_paths:
+            lines += [f"    http-request deny deny_status 403 unless {{ path_beg {' '.join(frontend.public_paths)} }}"]
         if frontend.sticky_path:
             lines += [
                 f"    use_backend {frontend.name}_sticky if {{ path_beg {frontend.sticky_path} }}",

@@ -1,6 +1,9 @@
 """`make run`: the action server, Rasa and the API on one machine, started in that
-order (each waits for its health check), stopped together on Ctrl-C or SIGTERM, or
-when any one of them dies (ops.supervisor).
+order (each waits for its health check), stopped together on Ctrl-C or SIGTERM; one
+that dies is started again, with back-off, unless it keeps dying (ops.supervisor).
+
+Rasa's token and the web chat's session secret come from the environment, else from
+var/ (generated there on the first run, ops.chat_secrets); Rasa and the API get both.
 
 The commands are the ones the tests and benchmarks start (bot/launch.py), with the
 ports and host from core.settings.
@@ -13,6 +16,7 @@ import sys
 from bot import launch
 from core.settings import settings
 from ops import supervisor
+from ops.chat_secrets import chat_secrets
 from ops.processes import REPO, VENV_BIN
 from ops.supervisor import Service
 
@@ -23,9 +27,10 @@ def api_command(port: int, host: str) -> list[str]:
     return [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", host, "--port", str(port)]
 
 
-def services() -> list[Service]:
+def services(secrets: dict[str, str] | None = None) -> list[Service]:
     host = settings.host
     actions_url = f"http://{host}:{settings.actions_port}"
+    secrets = chat_secrets(VAR) if secrets is None else secrets
     return [
         Service(
             "actions",
@@ -39,7 +44,7 @@ def services() -> list[Service]:
         ),
         Service(
             "rasa",
-            launch.rasa_command(settings.rasa_port, host=host),
+            launch.rasa_command(settings.rasa_port, host=host, cors_origin=settings.public_url),
             launch.BOT,
             settings.rasa_port,
             f"{settings.rasa_url}/status",
@@ -48,6 +53,7 @@ def services() -> list[Service]:
                 **launch.RASA_ENV,
                 "ACTION_SERVER_URL": f"{actions_url}/webhook",
                 "RASA_TRACKER_DB": str(VAR / "rasa-tracker.db"),
+                **secrets,
             },
             host=host,
         ),
@@ -58,6 +64,7 @@ def services() -> list[Service]:
             settings.api_port,
             f"http://{host}:{settings.api_port}/healthz",
             60.0,
+            env=secrets,
             host=host,
         ),
     ]
@@ -68,7 +75,7 @@ def banner() -> str:
         "\nFabric Advisor is running:\n"
         f"  web chat        {settings.public_url}/\n"
         f"  API docs        {settings.public_url}/docs\n"
-        f"  REST chat       {settings.rasa_url}/webhooks/rest/webhook\n"
+        f"  REST chat       {settings.rasa_url}/webhooks/rest/webhook?token=... (the token: {VAR}/rasa-token)\n"
         f"  Slack webhook   {settings.rasa_url}/webhooks/slack/webhook"
         " (needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET)\n"
         f"  logs            {VAR}/*.log, pids in {VAR}/run/\n"

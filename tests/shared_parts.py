@@ -4,6 +4,7 @@ the fixture ends, also on failure (and with the test run, should it be killed)."
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -14,6 +15,9 @@ from ops import parts
 from ops.processes import free_port
 from ops.supervisor import Supervisor
 
+#: the parts' password for this test run (PostgreSQL and Redis both require one)
+PASSWORD = secrets.token_urlsafe(16)
+
 
 @contextmanager
 def postgres_and_redis(workdir: Path) -> Iterator[Supervisor]:
@@ -21,7 +25,8 @@ def postgres_and_redis(workdir: Path) -> Iterator[Supervisor]:
     parts.ensure_installed()
     with pg_data_dir() as pg_data:
         supervisor = Supervisor(
-            [parts.postgres(pg_data, free_port()), parts.redis(workdir / "redis", free_port())], workdir
+            [parts.postgres(pg_data, free_port(), PASSWORD), parts.redis(workdir / "redis", free_port(), PASSWORD)],
+            workdir,
         )
         with supervisor.running():
             yield supervisor

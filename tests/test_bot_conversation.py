@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from advisor import service
+from api.routers.chat_session import issue
 from bot import launch
 from ops.processes import RASA_BIN
 
@@ -36,17 +37,21 @@ class Chat:
         self.sender = f"test-{uuid.uuid4().hex[:8]}"
 
     def say(self, text: str) -> str:
-        response = httpx.post(self.stack.webhook, json={"sender": self.sender, "message": text}, timeout=30)
+        response = httpx.post(
+            self.stack.webhook, json={"sender": self.sender, "message": text}, params=self.stack.auth, timeout=30
+        )
         response.raise_for_status()
         return "\n\n".join(m["text"] for m in response.json() if m.get("text"))
 
     def messages(self, text: str) -> list[dict]:
-        response = httpx.post(self.stack.webhook, json={"sender": self.sender, "message": text}, timeout=30)
+        response = httpx.post(
+            self.stack.webhook, json={"sender": self.sender, "message": text}, params=self.stack.auth, timeout=30
+        )
         response.raise_for_status()
         return response.json()
 
     def tracker(self) -> dict:
-        response = httpx.get(self.stack.tracker_url(self.sender), timeout=30)
+        response = httpx.get(self.stack.tracker_url(self.sender), params=self.stack.auth, timeout=30)
         response.raise_for_status()
         return response.json()
 
@@ -273,7 +278,7 @@ def test_the_web_widget_gets_the_recommendation_over_socketio(stack):
         client.on("bot_uttered", lambda data: received.append(data))
         await client.connect(stack.rasa.url, socketio_path="/socket.io", transports=["websocket"])
         try:
-            session = uuid.uuid4().hex
+            session = issue(stack.secrets["FABRIC_ADVISOR_SESSION_SECRET"])  # what POST /v1/chat/sessions gives
             await client.emit("session_request", {"session_id": session})
             await client.emit(
                 "user_uttered",

@@ -6,14 +6,19 @@ module's tests and stopped after them, also on failure.
 Turns that alternate between the Rasa replicas keep every slot; a recommendation
 stored through one API process is served by the other; a Slack retry delivered to the
 other replica is not answered twice; PostgreSQL or Redis down gives a clear error and
-comes back without a restart of ours; killing a Rasa replica mid-conversation loses
-nothing (the balancer sends the next turn to the other).
+comes back without a restart of ours; a Rasa replica killed under load is started
+again by the supervisor within 60 s while the balancer sends its turns to the other,
+losing at most 1 % of the turns and no slot. The cluster's Rasa token (generated into its
+var/ like `make run-cluster`'s) goes with every call to Rasa.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -26,6 +31,7 @@ from bench import chat
 from bench.cluster import free_layout
 from bot import launch
 from ops import cluster, parts
+from ops.chat_secrets import RASA_TOKEN_VARIABLE, chat_secrets
 from ops.supervisor import Supervisor
 from tests.test_slack_events import SIGNING_SECRET, TOKEN, SlackStub, event_body, new_ids, signed_headers
 
@@ -40,6 +46,25 @@ class Cluster:
         self.layout = layout
         self.rasa = f"http://127.0.0.1:{layout.rasa_port}"
         self.api = f"http://127.0.0.1:{layout.api_port}"
+        self.token = chat_secrets(layout.var_dir)[RASA_TOKEN_VARIABLE]
+
+    def turn(self, url: str, sender: str, text: str) -> httpx.Response:
+        return httpx.post(
+            f"{url}/webhooks/rest/webhook",
+            json={"sender": sender, "message": text},
+            params={"token": self.token},
+            timeout=60,
+        )
+
+    def chat_works(self, url: str) -> Callable[[], bool]:
+        def check() -> bool:
+            try:
+                response = self.turn(url, f"probe-{uuid.uuid4().hex[:8]}", "what is PFC?")
+                return response.status_code == 200 and any("PFC" in m.get("text", "") for m in response.json())
+            except httpx.HTTPError:
+                return False
+
+        return check
 
 
 @pytest.fixture(scope="module")
@@ -78,23 +103,8 @@ def until(check: Callable[[], bool], timeout: float = RECOVERY_S) -> bool:
     return False
 
 
-def turn(url: str, sender: str, text: str) -> httpx.Response:
-    return httpx.post(f"{url}/webhooks/rest/webhook", json={"sender": sender, "message": text}, timeout=60)
-
-
-def chat_works(url: str) -> Callable[[], bool]:
-    def check() -> bool:
-        try:
-            response = turn(url, f"probe-{uuid.uuid4().hex[:8]}", "what is PFC?")
-            return response.status_code == 200 and any("PFC" in m.get("text", "") for m in response.json())
-        except httpx.HTTPError:
-            return False
-
-    return check
-
-
 def test_turns_alternating_between_the_rasa_replicas_keep_every_slot(running: Cluster):
-    with httpx.Client(timeout=60) as client:
+    with httpx.Client(timeout=60, params={"token": running.token}) as client:
         for first in (0, 1):
             times, error = chat.converse(client, running.layout.rasa_replicas, f"alt-{uuid.uuid4().hex[:8]}", first)
             assert error is None, error
@@ -131,12 +141,12 @@ def test_postgres_down_gives_a_clear_error_and_recovers_without_a_restart(runnin
         refused = httpx.post(f"{running.api}/v1/recommendations", json=profile, timeout=30)
         assert refused.status_code == 503
         assert "PostgreSQL" in refused.json()["detail"] and "unreachable" in refused.json()["detail"]
-        down = turn(running.rasa, f"pg-{uuid.uuid4().hex[:8]}", "what is PFC?")
+        down = running.turn(running.rasa, f"pg-{uuid.uuid4().hex[:8]}", "what is PFC?")
         assert down.status_code >= 500
     finally:
         running.supervisor.start("postgres")
     assert until(lambda: httpx.post(f"{running.api}/v1/recommendations", json=profile, timeout=30).status_code == 201)
-    assert until(chat_works(running.rasa))
+    assert until(running.chat_works(running.rasa))
 
 
 def test_redis_down_gives_a_clear_error_and_recovers_without_a_restart(running: Cluster, slack: SlackStub):
@@ -148,11 +158,11 @@ def test_redis_down_gives_a_clear_error_and_recovers_without_a_restart(running: 
             f"{running.rasa}/webhooks/slack/webhook", content=body, headers=signed_headers(body), timeout=30
         )
         assert refused.status_code == 503 and "Redis" in refused.text
-        down = turn(running.rasa, f"redis-{uuid.uuid4().hex[:8]}", "what is PFC?")
+        down = running.turn(running.rasa, f"redis-{uuid.uuid4().hex[:8]}", "what is PFC?")
         assert down.status_code >= 500
     finally:
         running.supervisor.start("redis")
-    assert until(chat_works(running.rasa))
+    assert until(running.chat_works(running.rasa))
     retried = httpx.post(
         f"{running.rasa}/webhooks/slack/webhook", content=body, headers=signed_headers(body), timeout=30
     )
@@ -162,19 +172,46 @@ def test_redis_down_gives_a_clear_error_and_recovers_without_a_restart(running: 
 
 @pytest.mark.slow
 def test_sixteen_conversations_through_the_balancer_lose_no_slot(running: Cluster):
-    load = chat.drive(running.rasa, 16, 15.0)
+    load = chat.drive(running.rasa, 16, 15.0, running.token)
     assert not load.errors, load.errors[:3]
     assert load.conversations >= 16
 
 
-def test_killing_a_rasa_replica_mid_conversation_loses_nothing(running: Cluster):
-    """Last: the cluster runs on with one Rasa replica."""
-    sender = f"kill-{uuid.uuid4().hex[:8]}"
-    (first, _), *rest = chat.SCRIPT
-    assert turn(running.rasa, sender, first).status_code == 200
-    running.supervisor.kill("rasa-1")
-    for text, _ in rest:
-        response = turn(running.rasa, sender, text)
-        assert response.status_code == 200 and any(m.get("text") for m in response.json()), response.text
-    slots = httpx.get(f"{running.rasa}/conversations/{sender}/tracker", timeout=30).json()["slots"]
-    assert {key: slots.get(key) for key in chat.FINAL_SLOTS} == chat.FINAL_SLOTS
+def test_a_rasa_replica_killed_under_load_is_back_within_60s_losing_under_1_percent_of_turns(running: Cluster):
+    """Last: kills rasa-1 with SIGKILL (a crash) while four conversations run through the
+    balancer; the supervisor's restart loop (what `make run-cluster` runs) brings it back."""
+    supervisor = running.supervisor
+    replica = running.layout.rasa_replicas[0]
+    results: list[chat.Load] = []
+    with supervisor.watching() as failures:
+        load = threading.Thread(target=lambda: results.append(chat.drive(running.rasa, 4, 40.0, running.token)))
+        load.start()
+        time.sleep(5)
+        killed = supervisor.processes["rasa-1"].pid
+        os.kill(killed, signal.SIGKILL)
+        killed_at = time.monotonic()
+
+        def back() -> bool:
+            """Back as the balancer sees it: a new process whose health check answers."""
+            process = supervisor.processes.get("rasa-1")
+            if process is None or process.pid == killed:
+                return False
+            try:
+                return httpx.get(f"{replica}/", timeout=5).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        until(back, timeout=180)  # past the target too, so a failure says how late it was
+        back_after = time.monotonic() - killed_at
+        load.join(timeout=180)
+    log = supervisor.log_path("rasa-1").read_text(errors="replace")[-3000:]
+    assert not failures, failures
+    assert supervisor.restarts.get("rasa-1") == 1, (supervisor.restarts, log)
+    [result] = results
+    turns = len(result.turn_ms)
+    assert turns >= 20, result.summary()
+    assert not [error for error in result.errors if "slots lost" in error], result.errors
+    assert len(result.errors) <= 0.01 * turns, (result.summary(), result.errors[:3])
+    assert back_after <= 60, f"rasa-1 back only {back_after:.0f} s after the kill ({result.summary()}):\n{log}"
+    # and it takes turns again (its first turn loads the intent featurizer: slow on a busy machine)
+    assert until(running.chat_works(replica), timeout=180)

@@ -24,6 +24,12 @@ IMAGE_ENV = {
     "PYTHONPATH",
     "OPENBLAS_NUM_THREADS",
 }
+SECRETS = {
+    "FABRIC_ADVISOR_RASA_TOKEN": "t",
+    "FABRIC_ADVISOR_SESSION_SECRET": "s",
+    cluster.POSTGRES_PASSWORD: "p",
+    cluster.REDIS_PASSWORD: "r",
+}
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +40,7 @@ def compose() -> dict:
 @pytest.fixture(scope="module")
 def processes() -> dict[str, cluster.Service]:
     layout = cluster.Layout("127.0.0.1", 8000, 5005, 5432, 6379, 7000, Path("/nonexistent"))
-    return {service.name: service for service in cluster.services(layout)}
+    return {service.name: service for service in cluster.services(layout, SECRETS)}
 
 
 def module_of(command: list[str]) -> str:
@@ -87,3 +93,40 @@ def test_the_image_holds_every_package_the_processes_import():
     packages = re.search(r"packages = \[(.*?)\]", pyproject).group(1)
     for package in re.findall(r'"(\w+)"', packages):
         assert f"COPY {package} {package}" in dockerfile, package
+
+
+def test_only_the_balancer_publishes_ports(compose):
+    published = {name for name, spec in compose["services"].items() if spec.get("ports")}
+    assert published == {"balancer"}
+
+
+def test_the_balancer_passes_on_only_rasas_channels_not_its_http_api():
+    config = (DEPLOY / "haproxy.cfg").read_text()
+    rasa = config[config.index("frontend rasa") :]
+    assert "http-request deny deny_status 403 unless { path_beg /socket.io /webhooks/ }" in rasa
+
+
+def test_rasa_in_the_image_starts_locked_down_from_hashed_requirements(compose):
+    dockerfile = (DEPLOY / "Dockerfile.rasa").read_text()
+    assert '"rasa_run.py"' in dockerfile and '"*"' not in dockerfile and "--auth-token" not in dockerfile
+    assert "--require-hashes -r /tmp/requirements-rasa.txt" in dockerfile
+    for name in ("rasa-1", "rasa-2"):
+        env = compose["services"][name]["environment"]
+        for variable in ("FABRIC_ADVISOR_RASA_TOKEN", "FABRIC_ADVISOR_SESSION_SECRET", "RASA_REDIS_PASSWORD"):
+            assert ":?set" in env[variable], (name, variable)  # compose refuses to start without it
+    assert "--requirepass" in compose["services"]["redis"]["command"]
+
+
+def test_every_install_is_pinned_and_the_rasa_requirements_carry_hashes():
+    makefile = (REPO / "Makefile").read_text()
+    version = re.search(r"^UV_VERSION := (\S+)$", makefile, re.MULTILINE).group(1)
+    assert (
+        '"uv==$(UV_VERSION)"' in makefile
+        and f"RUN pip install --no-cache-dir uv=={version}" in (DEPLOY / "Dockerfile").read_text()
+    )
+    assert "--require-hashes -p $(RASA_VENV)/bin/python -r bot/requirements-rasa.txt" in makefile
+    requirements = (REPO / "bot" / "requirements-rasa.txt").read_text()
+    pins = re.findall(r"^([A-Za-z0-9_.\-\[\]]+)==(\S+)(.*?)(?=^\S|\Z)", requirements, re.MULTILINE | re.DOTALL)
+    assert len(pins) > 100
+    unhashed = [name for name, _, rest in pins if "--hash=sha256:" not in rest]
+    assert not unhashed

@@ -1,5 +1,6 @@
 """`make run`'s supervisor: starts the three servers, says where they are, keeps their
-pids in var/run, and stops them all on SIGTERM to its process group within 10 s; a
+pids in var/run, generates Rasa's token and the session secret into var/ (0600), starts
+a server again when it dies, and stops them all on SIGTERM to its process group within 10 s; a
 SIGKILL of the supervisor takes its children with it; a taken port fails the start at
 once, naming it."""
 
@@ -80,6 +81,13 @@ def session_members(session: int) -> list[int]:
     return members
 
 
+def answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code < 500
+    except httpx.HTTPError:
+        return False
+
+
 def pids(tmp_path: Path) -> dict[str, int]:
     return {path.stem: int(path.read_text()) for path in (tmp_path / "run").glob("*.pid")}
 
@@ -95,14 +103,30 @@ def test_run_starts_every_service_then_sigterm_to_its_group_stops_them_all_withi
         assert "Fabric Advisor is running" in output, output
         assert f"http://127.0.0.1:{ports['API']}/" in output
         assert httpx.get(f"http://127.0.0.1:{ports['API']}/healthz").json() == {"status": "ok"}
-        reply = httpx.post(
-            f"http://127.0.0.1:{ports['RASA']}/webhooks/rest/webhook",
-            json={"sender": "run-test", "message": "what is PFC?"},
-            timeout=30,
-        ).json()
+        token_file = tmp_path / "rasa-token"  # generated, readable by its owner only
+        assert token_file.stat().st_mode & 0o077 == 0 and (tmp_path / "session-secret").stat().st_mode & 0o077 == 0
+        webhook = f"http://127.0.0.1:{ports['RASA']}/webhooks/rest/webhook"
+        turn = {"sender": "run-test", "message": "what is PFC?"}
+        assert httpx.post(webhook, json=turn, timeout=30).status_code == 401
+        reply = httpx.post(webhook, json=turn, params={"token": token_file.read_text().strip()}, timeout=30).json()
         assert any("PFC" in message.get("text", "") for message in reply)
+        session = httpx.post(f"http://127.0.0.1:{ports['API']}/v1/chat/sessions", timeout=30)
+        assert session.status_code == 201 and "." in session.json()["session_id"]
         children = pids(tmp_path)
         assert set(children) == {"actions", "rasa", "api"}
+
+        # one that dies is started again (and answers again); the others run on
+        os.kill(children["actions"], signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and pids(tmp_path).get("actions") in (None, children["actions"]):
+            time.sleep(0.5)
+        assert pids(tmp_path).get("actions") not in (None, children["actions"])
+        health = f"http://127.0.0.1:{ports['ACTIONS']}/health"
+        while time.monotonic() < deadline and not answers(health):
+            time.sleep(0.5)
+        assert answers(health) and process.poll() is None
+        assert pids(tmp_path)["rasa"] == children["rasa"] and pids(tmp_path)["api"] == children["api"]
+        children = pids(tmp_path)
         started = time.monotonic()
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=10)

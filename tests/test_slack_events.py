@@ -33,6 +33,7 @@ import yaml
 from aiohttp import web
 
 from bot import launch
+from ops.chat_secrets import for_tests
 from tests.servers import RASA_BIN, REPO, Server, free_port, running
 
 pytestmark = pytest.mark.rasa
@@ -136,6 +137,7 @@ def rasa_with_credentials(
     command[command.index("--credentials") + 1] = str(credentials)
     variables = {
         **launch.RASA_ENV,
+        **for_tests(),
         "ACTION_SERVER_URL": f"{actions_url}/webhook",
         "RASA_TRACKER_DB": str(tracker_db),
         **env,

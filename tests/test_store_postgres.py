@@ -15,7 +15,7 @@ from advisor.quote import quoted
 from ops import parts
 from rules import engine
 from rules.models import WorkloadProfile
-from tests.shared_parts import postgres_and_redis
+from tests.shared_parts import PASSWORD, postgres_and_redis
 
 pytestmark = pytest.mark.cluster
 
@@ -27,7 +27,7 @@ def shared(tmp_path_factory):
 
 
 def url(shared) -> str:
-    return parts.postgres_url(shared.services["postgres"].port)
+    return parts.postgres_url(shared.services["postgres"].port, PASSWORD)
 
 
 def recommendation(gpus: int):

@@ -75,7 +75,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "FABRIC_ADVISOR_PUBLIC_URL": api_url,  # diagram links the browser follows
     }
     with launch.chat_stack(work, env=shared) as chat:
-        api_env = {**shared, "FABRIC_ADVISOR_API_KEY": "", "FABRIC_ADVISOR_RASA_PORT": str(chat.rasa.port)}
+        api_env = {
+            **shared,
+            **chat.secrets,  # the API signs the widget's session ids with the secret Rasa checks
+            "FABRIC_ADVISOR_API_KEY": "",
+            "FABRIC_ADVISOR_RASA_PORT": str(chat.rasa.port),
+        }
         command = [
             str(VENV_BIN / "python"),
             "-m",

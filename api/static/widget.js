@@ -7,8 +7,13 @@
  *      the API serves one (deployments behind a proxy)
  *   3. this page's host name on port 5005 (what `make run` starts)
  *
+ * The session id is issued and signed by the API (POST /v1/chat/sessions on the page's
+ * own origin); Rasa's channel (bot/channels/web.py) refuses any other with
+ * `session_refused` and a disconnect, and the page then asks the API for a new one.
+ *
  * Rasa's socket.io protocol (rasa/core/channels/socketio.py, session_persistence on):
  *   client -> session_request {session_id}      server -> session_confirm <session_id>
+ *                                               | session_refused {detail}
  *   client -> user_uttered {message, session_id}
  *   server -> bot_uttered {text} | {text, quick_replies: [{title, payload}]}
  *             | {attachment: {type: "image", payload: {src}}}
@@ -20,7 +25,9 @@
  *
  * The conversation (messages and the session id) is kept in sessionStorage, so a reload
  * shows the history and carries on the same Rasa conversation. Markdown is rendered by
- * marked and sanitised by DOMPurify; everything else is put in the page as text.
+ * marked and sanitised by DOMPurify; everything else is put in the page as text (what
+ * the visitor typed included), and a URL from the bot (diagram, image) is used only
+ * when its scheme is http or https.
  */
 (function () {
   "use strict";
@@ -51,6 +58,7 @@
   var confirmed = false;
   var outbox = [];
   var typingTimer = null;
+  var refusals = 0; // sessions Rasa refused since the last confirmed one
 
   var el = {};
 
@@ -83,6 +91,16 @@
       var u = new URL(url, window.location.href);
       return (u.protocol === "http:" || u.protocol === "https:") && u.hostname === window.location.hostname;
     } catch (e) { return false; }
+  }
+
+  /** url when it is an http(s) URL (relative ones resolved against the page), else null:
+   *  never a javascript: or data: URL in an href or src. */
+  function safeUrl(url) {
+    if (typeof url !== "string" || !url) return null;
+    try {
+      var u = new URL(url, window.location.href);
+      return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
+    } catch (e) { return null; }
   }
 
   // --------------------------------------------------------------- formatting
@@ -232,7 +250,7 @@
       node = h("div", { class: "msg msg--bot msg--card" }, [recommendationCard(message)]);
     } else if (message.kind === "image") {
       node = h("div", { class: "msg msg--bot" }, [
-        h("div", { class: "bubble bubble--bot" }, [h("img", { class: "msg__image", src: message.src, alt: message.alt || "Image from the advisor" })])
+        h("div", { class: "bubble bubble--bot" }, [h("img", { class: "msg__image", src: safeUrl(message.src) || "", alt: message.alt || "Image from the advisor" })])
       ]);
     } else {
       node = h("div", { class: "msg msg--bot" }, [
@@ -328,6 +346,7 @@
       h("dl", { class: "card__facts" }, details)
     ]);
 
+    message.diagramUrl = safeUrl(message.diagramUrl);
     if (message.diagramUrl) {
       var img = h("img", {
         class: "card__diagram-img", src: message.diagramUrl, "data-field": "diagram",
@@ -500,15 +519,16 @@
     showTyping(false);
     var custom = data.recommendation ? data : (data.custom || data.data || null);
     if (custom && custom.recommendation) {
-      append({ role: "bot", kind: "recommendation", recommendation: custom.recommendation, diagramUrl: custom.diagram_url || null, at: Date.now() });
+      append({ role: "bot", kind: "recommendation", recommendation: custom.recommendation, diagramUrl: safeUrl(custom.diagram_url), at: Date.now() });
     }
     var buttons = (data.quick_replies || data.buttons || []).map(function (b) {
       return { title: String(b.title), payload: String(b.payload) };
     });
     if (typeof data.text === "string" && data.text.trim()) appendBotText(data.text, buttons);
     var attachment = data.attachment;
-    if (attachment && attachment.type === "image" && attachment.payload && attachment.payload.src) {
-      append({ role: "bot", kind: "image", src: attachment.payload.src, at: Date.now() });
+    var src = attachment && attachment.type === "image" && attachment.payload ? safeUrl(attachment.payload.src) : null;
+    if (src) {
+      append({ role: "bot", kind: "image", src: src, at: Date.now() });
     }
   }
 
@@ -525,24 +545,49 @@
     socket.on("connect", function () {
       confirmed = false;
       setStatus("connecting", "Starting session…");
-      socket.emit("session_request", { session_id: state.sessionId });
+      requestSession();
+    });
+    socket.on("session_refused", function () {
+      // an id from before the server issued them, or from another deployment: get a new one
+      state.sessionId = null;
+      save();
+      refusals += 1;
     });
     socket.on("session_confirm", function (data) {
       var id = typeof data === "string" ? data : (data && data.session_id);
       if (id) state.sessionId = id;
       save();
       confirmed = true;
+      refusals = 0;
       setStatus("online", "Online");
       while (outbox.length) emit(outbox.shift());
     });
     socket.on("bot_uttered", onBotUttered);
-    socket.on("disconnect", function () {
+    socket.on("disconnect", function (reason) {
       confirmed = false;
       setStatus("offline", "Reconnecting…");
+      // the server ends a refused session; reconnect with a new id (a few times at most)
+      if (reason === "io server disconnect" && refusals > 0 && refusals <= 3) socket.connect();
     });
     socket.on("connect_error", function () {
       setStatus("offline", "Advisor unreachable, retrying…");
     });
+  }
+
+  /** A session id from the API (which signs it), then Rasa's session_request with it. */
+  function requestSession() {
+    if (state.sessionId) {
+      socket.emit("session_request", { session_id: state.sessionId });
+      return;
+    }
+    fetch("/v1/chat/sessions", { method: "POST", headers: { "Accept": "application/json" } })
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+      .then(function (body) {
+        state.sessionId = String(body.session_id || "");
+        save();
+        if (socket && socket.connected) socket.emit("session_request", { session_id: state.sessionId });
+      })
+      .catch(function () { setStatus("offline", "Could not start a chat session, retrying…"); setTimeout(function () { if (socket && socket.connected && !confirmed) requestSession(); }, 3000); });
   }
 
   function reset() {
@@ -553,7 +598,10 @@
     redraw();
     if (socket) {
       confirmed = false;
-      socket.emit("session_request", { session_id: null });
+      refusals = 0;
+      // a new conversation: a new socket, so the old session's room is left behind
+      socket.disconnect();
+      socket.connect();
     }
     el.input.focus();
   }

@@ -28,6 +28,17 @@ Why a subclass of Rasa's `SlackInput`:
   is refused with 401 before anything reads it (Rasa's check, answered earlier).
 - Slack's `url_verification` is answered with `{"challenge": ...}`, the shape Slack
   documents.
+- Conversation ids are `slack:` and Slack's own id (the user, or user_channel_thread
+  with another granularity), so no other channel can name a Slack user's conversation
+  (the REST channel's are `rest:...`, the web widget's `web:...`).
+- What a user types cannot become a link in the bot's replies: a markdown link
+  `[label](url)` in Slack text loses its shape (`[label] (url)`) before the bot reads
+  it, so when the advisor echoes it (a free-text GPU model, the question) and its
+  markdown is turned into Slack mrkdwn, nobody sees a disguised live link under the
+  bot's name; `<`, `>` and `&` arrive escaped by Slack and stay so, and the replies
+  escape them again (advisor/render/slack.py). Slack's own `<url|label>` links become
+  their label, as in Rasa, with a pattern that stays linear on any input (Rasa's is
+  quadratic on a long run of `<http://`).
 - Replies: one Slack message per reply (Rasa splits text at every blank line), as
   mrkdwn (the action server writes Slack mrkdwn for this channel), buttons under a
   mrkdwn section, without the legacy `as_user` flag new Slack apps cannot use.
@@ -35,6 +46,7 @@ Why a subclass of Rasa's `SlackInput`:
 
 import logging
 import os
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -70,6 +82,21 @@ SEEN_EVENTS_MAX = 10000
 REDIS_URL_ENV = "FABRIC_ADVISOR_REDIS_URL"
 REDIS_KEY_PREFIX = "fabric-advisor:slack-event:"
 REDIS_TIMEOUT_S = 2.0
+PREFIX = "slack:"
+
+
+# Slack's own link markup, <https://url|label> or <mailto:a@b|label>: negated classes only,
+# so a failed match stops at the next < or >, and a whole message is scanned in linear time
+SLACK_LINK = re.compile(r"<(?:https?|mailto):[^<>|]*\|([^<>]*)>")
+
+
+def user_text(text: str, mentions: list[str] | None = None) -> str:
+    """A Slack message as the bot should read it: the bot's own @mentions dropped, Slack
+    links as their label, and markdown links defused (see the module's docstring)."""
+    for uid in mentions or []:
+        text = text.replace(f"<@{uid}>", " ")
+    text = SLACK_LINK.sub(lambda m: m.group(1), text)
+    return text.replace("](", "] (").strip()
 
 
 class SeenStoreDown(RuntimeError):
@@ -157,14 +184,14 @@ class SlackOutput(SlackBot):
         await super()._post_message(channel, **kwargs)
 
     async def send_text_message(self, recipient_id: str, text: str, **kwargs: Any) -> None:
-        recipient = self.slack_channel or recipient_id
+        recipient = self.slack_channel or slack_id(recipient_id)
         for part in split_message(text.strip()):
             await self._post_message(channel=recipient, text=part, mrkdwn=True)
 
     async def send_text_with_buttons(
         self, recipient_id: str, text: str, buttons: list[dict[str, Any]], **kwargs: Any
     ) -> None:
-        recipient = self.slack_channel or recipient_id
+        recipient = self.slack_channel or slack_id(recipient_id)
         elements = [
             {
                 "type": "button",
@@ -182,8 +209,13 @@ class SlackOutput(SlackBot):
     async def send_custom_json(self, recipient_id: str, json_message: dict[str, Any], **kwargs: Any) -> None:
         """Post json_message (e.g. `{"text": ..., "blocks": [...]}`) as chat.postMessage's arguments."""
         message = dict(json_message)
-        channel = message.pop("channel", None) or self.slack_channel or recipient_id
+        channel = message.pop("channel", None) or self.slack_channel or slack_id(recipient_id)
         await self._post_message(channel=channel, **message)
+
+
+def slack_id(conversation: str) -> str:
+    """The Slack user id a `slack:` conversation id stands for."""
+    return conversation.removeprefix(PREFIX).split("_", 1)[0]
 
 
 def split_message(text: str, limit: int = MESSAGE_CHARS) -> list[str]:
@@ -267,6 +299,23 @@ class SlackConnector(SlackInput):
 
     def get_output_channel(self, channel: str | None = None, thread_id: str | None = None) -> OutputChannel:
         return SlackOutput(self.slack_token, channel or self.slack_channel, thread_id, self.proxy, self.api_url)
+
+    @staticmethod
+    def _sanitize_user_message(text: str, uids_to_remove: list[str] | None) -> str:
+        """Rasa's hook for the text of a Slack message (see user_text)."""
+        return user_text(text, uids_to_remove)
+
+    async def process_message(
+        self,
+        request: Request,
+        on_new_message: Callable[[UserMessage], Awaitable[Any]],
+        text: str,
+        sender_id: str | None,
+        metadata: dict[str, Any] | None,
+    ) -> Any:
+        """Rasa's, with the conversation id in the `slack:` namespace."""
+        conversation = PREFIX + sender_id if sender_id else sender_id
+        return await super().process_message(request, on_new_message, text, conversation, metadata)
 
     def blueprint(self, on_new_message: Callable[[UserMessage], Awaitable[Any]]) -> Blueprint:
         webhook: Blueprint = super().blueprint(on_new_message)

@@ -1,0 +1,41 @@
+"""`rasa run ...` with Rasa's `--auth-token` taken from FABRIC_ADVISOR_RASA_TOKEN.
+
+Rasa takes its token only on the command line, where any local account can read it
+(/proc/PID/cmdline, `ps`). This wrapper, run by Rasa's own Python in bot/, adds
+`--auth-token` inside the process instead, and refuses to start without a token
+(exit 2), so Rasa's HTTP API (conversations, model, tracker events) is never open.
+Without a `--cors` argument, CORS admits the origin of FABRIC_ADVISOR_PUBLIC_URL (the
+widget's page) and nothing else (deploy/Dockerfile.rasa relies on this).
+
+    .venv-rasa/bin/python rasa_run.py run --enable-api -p 5005 ...
+"""
+
+import os
+import sys
+from urllib.parse import urlsplit
+
+from rasa.__main__ import main as rasa_main  # Rasa's environment only
+
+TOKEN_ENV = "FABRIC_ADVISOR_RASA_TOKEN"
+PUBLIC_URL_ENV = "FABRIC_ADVISOR_PUBLIC_URL"
+
+
+def main() -> int:
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        print(f"{TOKEN_ENV} is not set: Rasa's HTTP API would be open to anyone who reaches it.", file=sys.stderr)
+        return 2
+    if "--auth-token" in sys.argv:
+        print(f"pass the token in {TOKEN_ENV}, not on the command line", file=sys.stderr)
+        return 2
+    arguments = [*sys.argv[1:], "--auth-token", token]
+    public = urlsplit(os.environ.get(PUBLIC_URL_ENV, "").strip())
+    if "--cors" not in arguments and public.scheme in ("http", "https") and public.netloc:
+        arguments += ["--cors", f"{public.scheme}://{public.netloc}"]
+    sys.argv = ["rasa", *arguments]
+    rasa_main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
