@@ -136,9 +136,10 @@ def understand_message(
     earlier = profile or ProfileDraft()
     extraction = extract(question, expecting=expecting, known_model=earlier.gpu_model)
     merged = extraction.applied_to(earlier)
-    resized = extraction.size_factor is not None and (merged.gpu_count, merged.node_count) != (
-        earlier.gpu_count,
-        earlier.node_count,
+    # a relative size ("double it") or a value taken back ("sorry, 256 not 128") changes the
+    # design on the table as a new count would
+    resized = (extraction.size_factor is not None or extraction.corrected_field(earlier) is not None) and (
+        merged != earlier
     )
     top = _top_hit(question)
     decision = understand.understand(
@@ -237,6 +238,8 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
     unusable = markdown.rejected_markdown(extraction.rejected)  # "32 H900 GPUs": sized without the GPU named
     if decision.design_topics and shown is not None:  # "and the sync time at 512?"
         summary = design_reply(rec, decision, question) + "\n\n" + summary
+    elif shown is not None and shown.id != rec.id:  # a what-if or a correction: lead with what changed
+        summary = markdown.what_changed_markdown(shown, rec) + "\n\n" + summary
     return AskResult(
         kind=AskKind.recommendation,
         profile=merged,

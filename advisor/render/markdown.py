@@ -318,7 +318,12 @@ def compare_markdown(rec: Recommendation) -> str:
 def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
     """The figures a what-if changed, before and after."""
     checks = [
+        ("Workload", str(old.profile.workload), str(new.profile.workload)),
+        ("GPU", old.profile.gpu_model or "not named", new.profile.gpu_model or "not named"),
         ("GPUs", f"{old.profile.gpu_count:,}", f"{new.profile.gpu_count:,}"),
+        ("Servers", _servers(old), _servers(new)),
+        ("Model", _model_size(old), _model_size(new)),
+        ("Budget", _budget(old), _budget(new)),
         ("Fabric", old.fabric.name, new.fabric.name),
         ("Topology", topology_line(old.topology), topology_line(new.topology)),
         ("Switches", switches_line(old.topology), switches_line(new.topology)),
@@ -341,6 +346,18 @@ def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
         checks.append(("All-reduce", duration(old.performance.allreduce_ms), duration(new.performance.allreduce_ms)))
     changed = [f"- **{name}:** {before} -> {after}" for name, before, after in checks if before != after]
     return "\n".join(["**What changed**", *changed]) if changed else "**Nothing in the design changed.**"
+
+
+def _servers(rec: Recommendation) -> str:
+    return f"{rec.profile.node_count:,} x {rec.profile.gpus_per_node} GPUs"
+
+
+def _model_size(rec: Recommendation) -> str:
+    return f"{rec.profile.model_params_b:g}B parameters" if rec.profile.model_params_b else "not given"
+
+
+def _budget(rec: Recommendation) -> str:
+    return cost_range(rec.profile.budget_usd, rec.profile.budget_usd) if rec.profile.budget_usd else "not given"
 
 
 def changes_markdown(old: Recommendation, new: Recommendation) -> str:
