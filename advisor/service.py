@@ -16,8 +16,8 @@ from functools import lru_cache
 from pydantic import ValidationError
 
 import knowledge
-from advisor import followup, stated, store, understand
-from advisor.models import Answer, AskKind, AskResult, RelatedEntry
+from advisor import dialogue, followup, stated, store, understand
+from advisor.models import Answer, AskKind, AskResult, DialogueContext, RelatedEntry
 from advisor.recommendations import MEMO_SIZE, complete_profile, get_recommendation, recommend
 from advisor.render import markdown
 from advisor.understand import Understanding, Want
@@ -34,6 +34,7 @@ __all__ = [
     "complete_profile",
     "design_reply",
     "design_topics",
+    "follow_up_answer",
     "get_recommendation",
     "recommend",
     "side_answer",
@@ -93,6 +94,16 @@ def answer(question: str, min_relevance: float = 0.0) -> Answer | None:
         not_covered=knowledge.uncovered_acronyms(question),
         related=related,
     )
+
+
+def follow_up_answer(
+    question: str, context: DialogueContext | None, min_relevance: float = 0.0
+) -> tuple[Answer | None, DialogueContext]:
+    """The knowledge answer to a question that may lean on the last one ("and ECN?",
+    "is the spec finished?": advisor.dialogue), and the context the next one leans on."""
+    looked_up = dialogue.resolve(question, context)
+    hit = answer(looked_up, min_relevance=min_relevance)
+    return hit, DialogueContext(question=looked_up, topic=hit.topic if hit else "")
 
 
 def _top_hit(question: str) -> knowledge.Entry | None:
@@ -176,19 +187,34 @@ def side_answer(rec: Recommendation | None, decision: Understanding) -> tuple[An
     return hit, f"**You also asked:** _{asked}_\n\n{markdown.answer_markdown(hit)}"
 
 
-def ask(question: str, profile: ProfileDraft | None = None, recommendation_id: str | None = None) -> AskResult:
-    """Answer a question in the context of what earlier turns established (`profile`) and
-    the design on the table (`recommendation_id`, for "price?" or "what MTU do we set?")."""
-    result = _ask(question, profile.model_dump_json(exclude_none=True) if profile else None, recommendation_id)
+def ask(
+    question: str,
+    profile: ProfileDraft | None = None,
+    recommendation_id: str | None = None,
+    context: DialogueContext | None = None,
+) -> AskResult:
+    """Answer a question in the context of what earlier turns established (`profile`),
+    the design on the table (`recommendation_id`, for "price?" or "what MTU do we set?")
+    and what the last answer was about (`context`, for "and ECN?")."""
+    result = _ask(
+        question,
+        profile.model_dump_json(exclude_none=True) if profile else None,
+        recommendation_id,
+        context.model_dump_json() if context else None,
+    )
     if result.recommendation is not None:  # remembered answers too: the id must be in today's database
         store.save(result.recommendation)
     return result
 
 
 @lru_cache(maxsize=MEMO_SIZE)
-def _ask(question: str, profile_json: str | None, recommendation_id: str | None = None) -> AskResult:
-    """`ask`, remembered per question, profile and design: the answer depends on nothing else."""
+def _ask(
+    question: str, profile_json: str | None, recommendation_id: str | None = None, context_json: str | None = None
+) -> AskResult:
+    """`ask`, remembered per question, profile, design and context: the answer depends on nothing else."""
     profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
+    context = DialogueContext.model_validate_json(context_json) if context_json else None
+    said = DialogueContext(question=question)
     shown = get_recommendation(recommendation_id) if recommendation_id else None
     # after a design, a bare number is its new GPU count ("and at 512?"), as in the chat
     decision, extraction, merged = understand_message(question, profile, shown, "gpu_count" if shown else None)
@@ -200,9 +226,10 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
             missing=merged.missing(),
             recommendation=shown,
             reply=design_reply(shown, decision, question, extraction.profile.budget_usd),
+            context=said.model_copy(update={"topic": ", ".join(decision.design_topics)}),
         )
     if decision.want != Want.sizing:
-        hit = answer(question)
+        hit, about = follow_up_answer(question, context)
         if hit is not None:
             return AskResult(
                 kind=AskKind.answer,
@@ -210,6 +237,7 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
                 missing=merged.missing(),
                 answer=hit,
                 reply=markdown.answer_markdown(hit),
+                context=about,
             )
 
     missing = merged.missing()
@@ -222,6 +250,7 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
             missing=missing,
             answer=side,
             reply="\n\n".join(filter(None, [unusable, markdown.clarification_markdown(missing), side_text])),
+            context=said,
         )
     try:
         complete = complete_profile(merged)
@@ -247,4 +276,5 @@ def _ask(question: str, profile_json: str | None, recommendation_id: str | None 
         recommendation=rec,
         answer=side,
         reply="\n\n".join(filter(None, [unusable, summary, side_text])),
+        context=said,
     )

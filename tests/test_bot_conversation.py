@@ -410,3 +410,10 @@ def test_a_correction_replaces_the_value_named_and_keeps_the_rest(chat):
     reply = chat.say("sorry, 128 not 64")
     assert "**GPUs:** 64 -> 128" in reply
     assert chat.slots()["gpu_count"] == 128
+
+
+def test_a_follow_up_after_a_knowledge_answer_leans_on_it(chat):
+    chat.say("what is ultra ethernet?")
+    reply = chat.say("is the spec actually finished?")
+    assert "Ultra Ethernet" in reply or "UEC" in reply
+    assert chat.slots()["dialogue_context"]["question"].startswith("is the spec actually finished?")

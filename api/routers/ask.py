@@ -45,4 +45,4 @@ async def ask(body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)], 
     a `recommendation` when the workload is complete, an `answer` from the knowledge
     base, or a `clarification` naming what is `missing`. Send the returned `profile`
     with the next question to carry the conversation on."""
-    return json_model(service.ask(body.question, body.profile, body.recommendation_id))
+    return json_model(service.ask(body.question, body.profile, body.recommendation_id, body.context))
