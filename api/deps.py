@@ -14,7 +14,7 @@ from fastapi import Depends, Request
 
 import knowledge
 from advisor import service
-from advisor.models import AskResult
+from advisor.models import AskResult, DialogueContext
 from api.config import ApiConfig
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
@@ -22,7 +22,11 @@ from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 class AdvisorService(Protocol):
     def recommend(self, profile: WorkloadProfile) -> Recommendation: ...
     def ask(
-        self, question: str, profile: ProfileDraft | None = None, recommendation_id: str | None = None
+        self,
+        question: str,
+        profile: ProfileDraft | None = None,
+        recommendation_id: str | None = None,
+        context: DialogueContext | None = None,
     ) -> AskResult: ...
     def get_recommendation(self, rec_id: str) -> Recommendation | None: ...
 
