@@ -122,6 +122,11 @@ def _split(text: str) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(names)), list(dict.fromkeys(rest))
 
 
+def names(text: str) -> list[str]:
+    """The technologies and products a text names, lower-cased ("what is PFC?" -> ["pfc"])."""
+    return _split(text)[0]
+
+
 def resolve(question: str, context: DialogueContext | None) -> str:
     """The question with what it leaves out of the last one added in brackets; the
     question itself when it stands alone or there is nothing to lean on."""

@@ -54,6 +54,11 @@ class Answer(BaseModel):
         "the closest the knowledge base has, not an answer to them.",
         examples=[["MTU"]],
     )
+    confident: bool = Field(
+        default=True,
+        description="False when the entry may not answer the question (a low search score, or none of the "
+        "technologies the question names appears in it): the reply then says it is not sure and asks.",
+    )
     related: list[RelatedEntry] = Field(
         default_factory=list,
         description="An entry that scored almost as high (at least advisor.service.RELATED_SHARE of the answer's "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+import knowledge
 from advisor import dialogue, service
 from advisor.models import DialogueContext
 from tests.test_api_servers import api, client  # noqa: F401  (session server fixtures)
@@ -57,3 +58,25 @@ def test_the_api_hands_back_a_context_that_carries_a_follow_up(client: httpx.Cli
 def test_a_context_a_client_made_up_is_refused_when_it_is_not_the_shape(client: httpx.Client) -> None:
     response = client.post("/v1/ask", json={"question": "and ECN?", "context": {"question": "x", "secret": 1}})
     assert response.status_code == 422
+
+
+def test_an_entry_that_does_not_name_what_the_question_asks_about_is_offered_as_not_sure() -> None:
+    gid_entry = knowledge.search("RoCE GID table show_gids", limit=1)[0]
+    assert "ndr" not in f"{gid_entry.title} {gid_entry.text}".lower()
+    assert not service.confident("which switch family is used for ndr?", gid_entry)
+    assert service.confident("how do I list the RoCE GID table?", gid_entry)
+
+
+def test_a_reply_that_is_not_sure_says_so_and_still_shows_the_closest_entry() -> None:
+    result = service.ask("which switch family is used for ndr?")
+    assert result.answer is not None
+    if not result.answer.confident:  # the base may gain an NDR switch-family entry; then it answers
+        assert result.reply.startswith("I'm not sure") and result.answer.topic in result.reply
+    else:
+        assert "quantum" in result.reply.lower()
+
+
+def test_an_answer_naming_what_was_asked_is_given_as_the_answer() -> None:
+    result = service.ask("what is PFC?")
+    assert result.answer is not None and result.answer.confident
+    assert not result.reply.startswith("I'm not sure")

@@ -384,13 +384,19 @@ def answer_markdown(answer: Answer) -> str:
         entry += f"\n\n{detail}"
     for other in answer.related:  # nearly as relevant: the question may mean it
         entry += f"\n\n**Also relevant: {other.topic}**: {other.text}\n\n_Source: {other.source}_"
-    if not answer.not_covered:
-        return entry
-    terms = ", ".join(answer.not_covered)
-    return (
-        f"My knowledge base has nothing on {terms}, so I can't answer that from a source. "
-        f"The closest entry I have:\n\n{entry}"
-    )
+    if answer.not_covered:
+        terms = ", ".join(answer.not_covered)
+        return (
+            f"My knowledge base has nothing on {terms}, so I can't answer that from a source. "
+            f"The closest entry I have:\n\n{entry}"
+        )
+    if not answer.confident:
+        others = "".join(f" or **{other.topic}**" for other in answer.related)
+        return (
+            f"I'm not sure I have the answer to that. The closest entry I have is **{answer.topic}**{others}; "
+            "if it is not what you meant, tell me a little more.\n\n" + entry
+        )
+    return entry
 
 
 # why a stated size could not be used (extraction's `rejected`), in the customer's words
