@@ -54,10 +54,33 @@ class Answer(BaseModel):
         "the closest the knowledge base has, not an answer to them.",
         examples=[["MTU"]],
     )
+    confident: bool = Field(
+        default=True,
+        description="False when the entry may not answer the question (a low search score, or none of the "
+        "technologies the question names appears in it): the reply then says it is not sure and asks.",
+    )
     related: list[RelatedEntry] = Field(
         default_factory=list,
         description="An entry that scored almost as high (at least advisor.service.RELATED_SHARE of the answer's "
         "score), shown after the answer: the question may mean it.",
+    )
+
+
+class DialogueContext(BaseModel):
+    """What the last answer was about (advisor.dialogue). Opaque to clients: send it back
+    unchanged with the next question, so a follow-up ("and ECN?", "is it finished?") can
+    lean on it; the API keeps no conversation state."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(
+        default="",
+        max_length=2 * MAX_QUESTION_CHARS,
+        description="The last question answered, as it was understood (what it left out filled in).",
+        examples=["what is ultra ethernet?"],
+    )
+    topic: str = Field(
+        default="", max_length=300, description="The title of the entry or design that answered it.", examples=["UEC"]
     )
 
 
@@ -77,6 +100,9 @@ class AskRequest(BaseModel):
         max_length=64,
         description='The design on the table, for questions about it ("price?", "what MTU do we set?").',
         examples=[None],
+    )
+    context: DialogueContext | None = Field(
+        default=None, description="The `context` of the previous answer, sent back unchanged (for follow-ups)."
     )
 
 
@@ -98,4 +124,8 @@ class AskResult(BaseModel):
     )
     reply: str = Field(
         description="Markdown a person reads.", examples=["**InfiniBand NDR**, rail-optimized fat-tree ..."]
+    )
+    context: DialogueContext = Field(
+        default_factory=DialogueContext,
+        description="What this answer was about: send it back with the next question for a follow-up to lean on.",
     )

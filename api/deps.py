@@ -14,7 +14,7 @@ from fastapi import Depends
 
 import knowledge
 from advisor import service
-from advisor.models import AskResult
+from advisor.models import AskResult, DialogueContext
 from advisor.quote import QuoteTerms
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
@@ -24,7 +24,11 @@ class AdvisorService(Protocol):
         self, profile: WorkloadProfile, save: bool = True, terms: QuoteTerms | None = None
     ) -> Recommendation: ...
     def ask(
-        self, question: str, profile: ProfileDraft | None = None, recommendation_id: str | None = None
+        self,
+        question: str,
+        profile: ProfileDraft | None = None,
+        recommendation_id: str | None = None,
+        context: DialogueContext | None = None,
     ) -> AskResult: ...
     def get_recommendation(self, rec_id: str) -> Recommendation | None: ...
 

@@ -37,10 +37,16 @@ SIZING_KINDS = (AskKind.recommendation, AskKind.clarification)
 def score_knowledge(path: Path) -> list[Verdict]:
     verdicts = []
     for item in load(path):
-        reply = service.ask(item["question"]).reply
+        result = service.ask(item["question"])
+        reply = result.reply
         missing = missing_groups(reply, item.get("expect_all"))
         why = "missing " + " / ".join("|".join(g) for g in missing) if missing else ""
-        verdicts.append(Verdict(id=item["id"], ok=not missing, why=why, text=item["question"], reply=reply))
+        # an answer that says it is not sure, or that the base has nothing on a term, is no answer
+        hit = result.answer
+        answered = hit is not None and hit.confident and not hit.not_covered
+        verdicts.append(
+            Verdict(id=item["id"], ok=not missing, why=why, text=item["question"], reply=reply, answered=answered)
+        )
     return verdicts
 
 

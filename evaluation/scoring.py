@@ -56,6 +56,7 @@ class Verdict(BaseModel):
     why: str = ""
     text: str = ""
     reply: str = ""
+    answered: bool = True  # False for a knowledge reply that says it is not sure (no claim made)
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -150,4 +151,9 @@ def unanswered_side_questions(also_asks: Iterable[str], extra: str) -> list[str]
 def summary_line(name: str, verdicts: list[Verdict]) -> str:
     right = sum(v.ok for v in verdicts)
     share = right / len(verdicts) if verdicts else 0.0
-    return f"{name}: {right}/{len(verdicts)} right ({share:.3f})"
+    line = f"{name}: {right}/{len(verdicts)} right ({share:.3f})"
+    answered = [v for v in verdicts if v.answered]
+    if len(answered) < len(verdicts):  # precision: answered and right / answered
+        precision = sum(v.ok for v in answered) / len(answered) if answered else 0.0
+        line += f"; precision {sum(v.ok for v in answered)}/{len(answered)} answered ({precision:.3f})"
+    return line

@@ -424,6 +424,26 @@ def read_budget(match: Match) -> Reading | None:
     )
 
 
+@handler("correction")
+def read_correction(match: Match) -> Reading | None:
+    """A value taken back ("not 128") and, when it stands bare, the one meant instead
+    ("256 not 128"). Both numbers are claimed, so neither is read as a count of its own."""
+    old = match.role_tokens("corrected_old")
+    new = match.role_tokens("corrected_new")
+    if not old:
+        return None
+    values: dict[str, Any] = {"corrected_old": _value(match.doc, old[0])}
+    sources = {"corrected_old": (old[0], old[0] + 1)}
+    if new:
+        values["corrected_new"] = _value(match.doc, new[0])
+        sources["corrected_new"] = (new[0], new[0] + 1)
+    if not all(isinstance(v, float | int) and math.isfinite(v) for v in values.values()):
+        return None
+    return Reading(
+        match.rule["name"], "correction", match.start, match.end, values, sources, _claims("quantity", old + new)
+    )
+
+
 @handler("ignore")
 def read_ignored(match: Match) -> Reading | None:
     """Numbers of things that are not GPUs or servers ("8 rails", "15 trillion tokens")."""

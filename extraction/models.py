@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import math
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -22,6 +24,49 @@ class Span(BaseModel):
     text: str = Field(description="The text itself, `question[start:end]`.", examples=["128 H100s"])
     start: int = Field(ge=0, description="Offset of the first character.", examples=[26])
     end: int = Field(ge=0, description="Offset just past the last character.", examples=[35])
+
+
+#: the profile fields a taken-back value is looked for in, in this order ("256 not 128")
+CORRECTABLE_FIELDS = (
+    "gpu_count",
+    "node_count",
+    "gpus_per_node",
+    "model_params_b",
+    "budget_usd",
+    "network_budget_usd",
+    "tp",
+    "pp",
+)
+#: a corrected size figure keeps the one it goes with and lets the third be derived again:
+#: "4 GPUs per node, not 8" on 16 nodes is 16 nodes of 4, "256 not 128" GPUs keeps 8 per node
+_SIZE_KEPT_WITH = {"gpu_count": "gpus_per_node", "node_count": "gpus_per_node", "gpus_per_node": "node_count"}
+
+
+def _with_size_derived(draft: ProfileDraft) -> dict[str, Any]:
+    """The draft's values with a missing GPU or server count worked out from the other
+    two, as the design it sized shows them (16 servers x 4 GPUs is 64 GPUs)."""
+    values = draft.model_dump(exclude_none=True)
+    nodes, per_node, gpus = draft.node_count, draft.gpus_per_node, draft.gpu_count
+    if gpus is None and nodes is not None and per_node is not None:
+        values["gpu_count"] = nodes * per_node
+    elif nodes is None and gpus is not None and per_node and gpus % per_node == 0:
+        values["node_count"] = gpus // per_node
+    return values
+
+
+def _in_field_units(field: str, value: float) -> float:
+    """A number as the field holds it: a model size is read as parameters ("405B" is
+    405e9) and held in billions."""
+    return value / 1e9 if field == "model_params_b" and value >= 1e6 else value
+
+
+class Correction(BaseModel):
+    """A value the person takes back ("not 128") and, when they gave it bare, the one meant."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    old: float = Field(description="The value taken back.", examples=[128])
+    new: float | None = Field(default=None, description="The value meant, when stated bare.", examples=[256])
 
 
 class Extraction(BaseModel):
@@ -45,15 +90,48 @@ class Extraction(BaseModel):
         examples=[2.0],
     )
 
+    correction: Correction | None = Field(
+        default=None, description='A value taken back ("sorry, 256 not 128"), for the profile of earlier turns.'
+    )
+
+    def corrected_field(self, earlier: ProfileDraft) -> str | None:
+        """The field of earlier turns whose value this text takes back, if any."""
+        if self.correction is None:
+            return None
+        known = _with_size_derived(earlier)
+        for name in CORRECTABLE_FIELDS:
+            value = known.get(name)
+            if value is not None and math.isclose(float(value), _in_field_units(name, self.correction.old)):
+                return name
+        return None
+
     def applied_to(self, earlier: ProfileDraft) -> ProfileDraft:
-        """The profile of earlier turns updated by this text: its relative size change
-        applied to their size ("double it"), then the details it states. A change the
-        contract cannot hold (past the largest cluster) is left out."""
+        """The profile of earlier turns updated by this text: a value it takes back
+        replaced by the one meant, the rest kept; else its relative size change applied to
+        their size ("double it"), then the details it states. A change the contract cannot
+        hold (past the largest cluster) is left out."""
+        field = self.corrected_field(earlier)
+        if field is not None:
+            with contextlib.suppress(ValidationError):
+                return self._corrected(earlier, field)
         base = earlier
         if self.size_factor is not None:
             with contextlib.suppress(ValidationError):
                 base = earlier.scaled(self.size_factor)
         return base.merged(self.profile)
+
+    def _corrected(self, earlier: ProfileDraft, field: str) -> ProfileDraft:
+        assert self.correction is not None
+        updates = self.profile.model_dump(exclude_none=True)
+        if self.correction.new is not None and field not in updates:
+            kind = ProfileDraft.model_fields[field].annotation
+            new = _in_field_units(field, self.correction.new)
+            updates[field] = round(new) if "int" in str(kind) and new.is_integer() else new
+        base = _with_size_derived(earlier)
+        if field in _SIZE_KEPT_WITH:
+            for name in set(_SIZE_KEPT_WITH) - {field, _SIZE_KEPT_WITH[field]}:
+                base.pop(name, None)
+        return ProfileDraft.model_validate({**base, **updates})
 
     def spans_for(self, field: str) -> list[Span]:
         """The spans that produced `field` (empty when the field was not found)."""

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from spacy.tokens import Doc
 
 from extraction.handlers import COUNT_FIELDS
-from extraction.models import Extraction, Span
+from extraction.models import Correction, Extraction, Span
 from extraction.readings import Reading
 from extraction.resources import load
 from extraction.systems import rack_of
@@ -121,6 +121,12 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None, known_mo
     for name in load("rules").get("internal", []):
         decisions.pop(name, None)
     factor = decisions.pop("size_factor", None)
+    taken_back, meant = decisions.pop("corrected_old", None), decisions.pop("corrected_new", None)
+    correction = (
+        Correction(old=float(taken_back.value), new=float(meant.value) if meant is not None else None)
+        if taken_back is not None
+        else None
+    )
     if any(name in decisions for name in COUNT_FIELDS):
         factor = None  # "what if we doubled to 512 GPUs?" states the size itself
     profile, kept = _profile(decisions)
@@ -143,7 +149,13 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None, known_mo
         for name, (start, end) in reading.rejected.items()
         if name not in kept
     ]
-    return Extraction(profile=profile, spans=spans, rejected=rejected, size_factor=factor.value if factor else None)
+    return Extraction(
+        profile=profile,
+        spans=spans,
+        rejected=rejected,
+        size_factor=factor.value if factor else None,
+        correction=correction,
+    )
 
 
 def _complete_size(decisions: dict[str, Decision], known_model: str | None = None) -> None:

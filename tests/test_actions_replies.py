@@ -211,7 +211,10 @@ def test_a_knowledge_question_gets_the_answer_with_its_source(fake):
         source="Seed guide, 'Priority Flow Control (PFC)'",
     )
     events, dispatcher = run(knowledge.ActionAnswerKnowledge(), tracker(text="what is PFC?", intent="ask_knowledge"))
-    assert events == []
+    # what the answer was about is remembered, for a follow-up that leans on it ("and ECN?")
+    assert [(e["name"], e["value"]) for e in events] == [
+        ("dialogue_context", {"question": "what is PFC?", "topic": "PFC"})
+    ]
     text = reply(dispatcher)
     assert "Priority Flow Control pauses" in text and 'Source: "GPU Server Networking' in text
 

@@ -403,3 +403,22 @@ def test_follow_ups_on_parts_per_gpu_cost_and_parallelism_are_answered_not_re_si
 def test_such_racks_after_a_rack_scale_system_counts_its_racks(chat):
     chat.say("one GB200 NVL72 rack for training")
     assert "576 GB200 GPUs" in chat.say("now size the scale-out fabric for eight such racks")
+
+
+def test_a_correction_replaces_the_value_named_and_keeps_the_rest(chat):
+    assert "**Recommendation:" in chat.say("pretraining a 70B model on 16 DGX H100")
+    reply = chat.say("oops, 4 GPUs per node, not 8")
+    assert "What changed" in reply and "16 x 8 GPUs -> 16 x 4 GPUs" in reply
+    slots = chat.slots()
+    assert (slots["node_count"], slots["gpus_per_node"], slots["model_params_b"]) == (16, 4, 70)
+
+    reply = chat.say("sorry, 128 not 64")
+    assert "**GPUs:** 64 -> 128" in reply
+    assert chat.slots()["gpu_count"] == 128
+
+
+def test_a_follow_up_after_a_knowledge_answer_leans_on_it(chat):
+    chat.say("what is ultra ethernet?")
+    reply = chat.say("is the spec actually finished?")
+    assert "Ultra Ethernet" in reply or "UEC" in reply
+    assert chat.slots()["dialogue_context"]["question"].startswith("is the spec actually finished?")

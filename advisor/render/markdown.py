@@ -341,7 +341,12 @@ def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
     old = customer(old)
     new = customer(new)
     checks = [
+        ("Workload", str(old.profile.workload), str(new.profile.workload)),
+        ("GPU", old.profile.gpu_model or "not named", new.profile.gpu_model or "not named"),
         ("GPUs", f"{old.profile.gpu_count:,}", f"{new.profile.gpu_count:,}"),
+        ("Servers", _servers(old), _servers(new)),
+        ("Model", _model_size(old), _model_size(new)),
+        ("Budget", _budget(old), _budget(new)),
         ("Fabric", old.fabric.name, new.fabric.name),
         ("Topology", topology_line(old.topology), topology_line(new.topology)),
         ("Switches", switches_line(old.topology), switches_line(new.topology)),
@@ -364,6 +369,18 @@ def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
         checks.append(("All-reduce", duration(old.performance.allreduce_ms), duration(new.performance.allreduce_ms)))
     changed = [f"- **{name}:** {before} -> {after}" for name, before, after in checks if before != after]
     return "\n".join(["**What changed**", *changed]) if changed else "**Nothing in the design changed.**"
+
+
+def _servers(rec: Recommendation) -> str:
+    return f"{rec.profile.node_count:,} x {rec.profile.gpus_per_node} GPUs"
+
+
+def _model_size(rec: Recommendation) -> str:
+    return f"{rec.profile.model_params_b:g}B parameters" if rec.profile.model_params_b else "not given"
+
+
+def _budget(rec: Recommendation) -> str:
+    return cost_range(rec.profile.budget_usd, rec.profile.budget_usd) if rec.profile.budget_usd else "not given"
 
 
 def changes_markdown(old: Recommendation, new: Recommendation) -> str:
@@ -391,13 +408,19 @@ def answer_markdown(answer: Answer) -> str:
         entry += f"\n\n{detail}"
     for other in answer.related:  # nearly as relevant: the question may mean it
         entry += f"\n\n**Also relevant: {other.topic}**: {other.text}\n\n_Source: {other.source}_"
-    if not answer.not_covered:
-        return entry
-    terms = ", ".join(answer.not_covered)
-    return (
-        f"My knowledge base has nothing on {terms}, so I can't answer that from a source. "
-        f"The closest entry I have:\n\n{entry}"
-    )
+    if answer.not_covered:
+        terms = ", ".join(answer.not_covered)
+        return (
+            f"My knowledge base has nothing on {terms}, so I can't answer that from a source. "
+            f"The closest entry I have:\n\n{entry}"
+        )
+    if not answer.confident:
+        others = "".join(f" or **{other.topic}**" for other in answer.related)
+        return (
+            f"I'm not sure I have the answer to that. The closest entry I have is **{answer.topic}**{others}; "
+            "if it is not what you meant, tell me a little more.\n\n" + entry
+        )
+    return entry
 
 
 # why a stated size could not be used (extraction's `rejected`), in the customer's words

@@ -49,5 +49,6 @@ async def ask(
     base, or a `clarification` naming what is `missing`. Send the returned `profile`
     with the next question to carry the conversation on."""
     return await offload.run(
-        request, lambda: json_model(service.ask(body.question, body.profile, body.recommendation_id))
+        request,
+        lambda: json_model(service.ask(body.question, body.profile, body.recommendation_id, body.context)),
     )

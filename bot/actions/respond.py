@@ -19,20 +19,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import ValidationError
 from rasa_sdk import Tracker
-from rasa_sdk.events import EventType
+from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor import service
 from advisor.followup import TOPOLOGY_WORDS
+from advisor.models import DialogueContext
 from advisor.render import markdown
 from advisor.understand import Understanding, Want
 from bot.actions import design, output, profile, slots
 from rules.models import ProfileDraft, Recommendation
 
+#: the slot that carries what the last answer was about (advisor.models.DialogueContext)
+CONTEXT_SLOT = "dialogue_context"
 #: a knowledge hit below this relevance does not answer a message Rasa could not place
 #: (fallback, out of scope): "what's the weather?" must not get the closest entry
 CONFIDENT_ANSWER = 0.45
+
+
+def dialogue_context(tracker: Tracker) -> DialogueContext | None:
+    """What the last answer was about, for a follow-up that leans on it ("and ECN?")."""
+    value = tracker.get_slot(CONTEXT_SLOT)
+    try:
+        return DialogueContext.model_validate(value) if value else None
+    except ValidationError:
+        return None
 
 
 def names_a_topology(text: str) -> bool:
@@ -101,10 +114,10 @@ def respond(
     if decision.want == Want.sizing or (completed and decision.want != Want.question):
         return size(dispatcher, tracker, decision, shown)
     if decision.want == Want.question or (terms_are_questions and decision.want == Want.other):
-        answer = service.answer(text, min_relevance=min_relevance)
+        answer, about = service.follow_up_answer(text, dialogue_context(tracker), min_relevance=min_relevance)
         if answer is not None:
             output.say(dispatcher, tracker, markdown.answer_markdown(answer))
-            return []
+            return [SlotSet(CONTEXT_SLOT, about.model_dump())]
     return otherwise()
 
 

@@ -1,0 +1,81 @@
+"""A follow-up that leans on the last answer ("and ECN?", "is the spec finished?") is read
+with what it leaves out, from the context the last answer handed back; through the REST
+API the client carries that context, so the API keeps no conversation state."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+import knowledge
+from advisor import dialogue, service
+from advisor.models import DialogueContext
+
+
+@pytest.mark.parametrize(
+    ("last", "follow_up", "expected_topic_word"),
+    [
+        ("what is ultra ethernet?", "is the spec actually finished?", "Ultra Ethernet"),
+        ("what is PFC?", "and ECN?", "ECN"),
+        ("how does InfiniBand handle multi-tenancy?", "and if the cluster were RoCE/Ethernet instead?", "RoCE"),
+        ("what is rail-optimized topology?", "why is it better?", "Rail-optimized"),
+    ],
+)
+def test_a_follow_up_is_answered_about_what_the_last_question_was_about(
+    last: str, follow_up: str, expected_topic_word: str
+) -> None:
+    first = service.ask(last)
+    second = service.ask(follow_up, context=first.context)
+    assert second.answer is not None
+    assert expected_topic_word.lower() in second.answer.topic.lower()
+
+
+def test_a_question_that_stands_alone_is_searched_as_it_is() -> None:
+    context = DialogueContext(question="what is ultra ethernet?")
+    assert dialogue.resolve("What ECN thresholds does NVIDIA set on Spectrum switches for RoCE?", context).endswith(
+        "RoCE?"
+    )
+    assert dialogue.resolve("what is PFC?", context) == "what is PFC?"
+
+
+def test_without_a_context_a_follow_up_is_searched_alone() -> None:
+    assert dialogue.resolve("is it finished?", None) == "is it finished?"
+    assert dialogue.resolve("is it finished?", DialogueContext()) == "is it finished?"
+
+
+def test_the_api_hands_back_a_context_that_carries_a_follow_up(client: httpx.Client) -> None:
+    first = client.post("/v1/ask", json={"question": "what is ultra ethernet?"}).json()
+    assert first["context"]["question"] == "what is ultra ethernet?"
+    alone = client.post("/v1/ask", json={"question": "is the spec actually finished?"}).json()
+    leaning = client.post(
+        "/v1/ask", json={"question": "is the spec actually finished?", "context": first["context"]}
+    ).json()
+    assert "ultra ethernet" in leaning["answer"]["topic"].lower() or "uec" in leaning["answer"]["topic"].lower()
+    assert leaning["answer"]["topic"] != alone["answer"]["topic"]
+
+
+def test_a_context_a_client_made_up_is_refused_when_it_is_not_the_shape(client: httpx.Client) -> None:
+    response = client.post("/v1/ask", json={"question": "and ECN?", "context": {"question": "x", "secret": 1}})
+    assert response.status_code == 422
+
+
+def test_an_entry_that_does_not_name_what_the_question_asks_about_is_offered_as_not_sure() -> None:
+    gid_entry = knowledge.search("RoCE GID table show_gids", limit=1)[0]
+    assert "ndr" not in f"{gid_entry.title} {gid_entry.text}".lower()
+    assert not service.confident("which switch family is used for ndr?", gid_entry)
+    assert service.confident("how do I list the RoCE GID table?", gid_entry)
+
+
+def test_a_reply_that_is_not_sure_says_so_and_still_shows_the_closest_entry() -> None:
+    result = service.ask("which switch family is used for ndr?")
+    assert result.answer is not None
+    if not result.answer.confident:  # the base may gain an NDR switch-family entry; then it answers
+        assert result.reply.startswith("I'm not sure") and result.answer.topic in result.reply
+    else:
+        assert "quantum" in result.reply.lower()
+
+
+def test_an_answer_naming_what_was_asked_is_given_as_the_answer() -> None:
+    result = service.ask("what is PFC?")
+    assert result.answer is not None and result.answer.confident
+    assert not result.reply.startswith("I'm not sure")
