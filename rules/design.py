@@ -116,7 +116,7 @@ def design(
     option = options()[family]
 
     if kind == TopologyKind.single_node:
-        topology = sizing.single_node(profile.gpu_count or 1)
+        topology = sizing.single_node(profile.gpu_count or 1, platform.scale_up.words)
         fabric = Fabric(
             technology=technology, name=fabric_name(technology, 0, facts), link_gbps=0, latency_us=option.latency_us
         )

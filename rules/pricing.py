@@ -303,7 +303,8 @@ def priced(
         cost = Cost(
             network_usd_low=0,
             network_usd_high=0,
-            basis="NVLink is included in SXM servers; no network to buy for one server.",
+            basis="The link inside the server (NVLink, Infinity Fabric or PCIe) comes with it; no network to buy "
+            "for one server.",
             per_gpu_usd_low=0,
             per_gpu_usd_high=0,
             price_book_date=price_book().date,

@@ -34,6 +34,7 @@ from advisor.render.markdown import (
 from advisor.render.svg import topology_svg
 from advisor.render.wording import GUIDE, customer
 from rules.models import BomLine, Recommendation
+from rules.platform import platform_for
 
 __all__ = ["quote_id", "report_html"]
 
@@ -167,7 +168,8 @@ def _bom_row(line: BomLine) -> str:
 
 def _bom(rec: Recommendation) -> str:
     if not rec.bill_of_materials:
-        return "<p>No network parts to buy: one server's GPUs talk over NVLink.</p>"
+        words = platform_for(rec.profile.gpu_model).scale_up.words
+        return f"<p>No network parts to buy: one server's GPUs talk over {_e(words)}.</p>"
     body = []
     for part in rec.cost.by_fabric:
         lines = [line for line in rec.bill_of_materials if line.fabric == part.name]

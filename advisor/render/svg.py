@@ -4,7 +4,8 @@ Servers sit at the bottom, the switch tiers (leaf, spine, core) above them; the 
 column names each tier (how many switches, which model) and each band of links (how
 many cables, at what speed). A rail-optimized fabric colours its rails, one colour per
 rail, and draws each server's GPU ports to its rail's leaf. Dragonfly+ draws groups
-joined by global links; a single server draws its GPUs on NVLink through NVSwitch.
+joined by global links; a single server draws its GPUs on its scale-up link (NVLink through
+NVSwitch, AMD Infinity Fabric, or PCIe).
 
 Why it looks the way it does:
 - Large fabrics are drawn as a handful of boxes standing for many switches ("... 1,593
@@ -32,6 +33,7 @@ from xml.sax.saxutils import escape
 from advisor.render.labels import labels
 from advisor.render.wording import customer
 from rules.models import CableTier, PortRole, Recommendation, Topology, TopologyKind
+from rules.platform import platform_for
 
 __all__ = ["topology_svg"]
 
@@ -721,9 +723,20 @@ def _mini_row(c: _Canvas, x: float, y: float, w: float, count: int, stroke: str,
     return [b for b in boxes if not b.slot.elided]
 
 
+#: what joins one server's GPUs, by the platform's scale-up link: (the box, its tier label, the band)
+_SCALE_UP_DRAWING = {
+    "nvlink": ("NVSwitch", "NVSwitch, inside the server", "NVLink · {speed} per GPU", "GPU ↔ NVSwitch"),
+    "infinity_fabric": ("AMD Infinity Fabric (xGMI)", "GPUs fully connected", "Infinity Fabric", "GPU ↔ GPU"),
+    "pcie": ("PCIe switch / CPU root complex", "no NVLink on these cards", "PCIe", "GPU ↔ PCIe"),
+}
+
+
 def _draw_single_node(c: _Canvas, rec: Recommendation, top: float) -> float:
-    """One server: its GPUs joined through NVSwitch by NVLink, no network switches."""
+    """One server: its GPUs joined by its scale-up link (NVLink through NVSwitch, AMD
+    Infinity Fabric, or only PCIe: from the platform record), no network switches."""
     facts = _Facts.of(rec)
+    scale_up = platform_for(rec.profile.gpu_model).scale_up
+    box_name, tier_name, band, band_detail = _SCALE_UP_DRAWING[scale_up.kind]
     x0, x1 = AREA_X0, AREA_X1
     switch_y = top + 40
     chip_y = switch_y + 30 + BAND_H if facts.gpus_per_node > 1 else top + 40
@@ -751,12 +764,12 @@ def _draw_single_node(c: _Canvas, rec: Recommendation, top: float) -> float:
     if facts.gpus_per_node > 1:
         stroke, fill = "#76b900", "#f1f8e3"
         c.rect(x0 + 30, switch_y, x1 - x0 - 60, 30, rx=6, fill=fill, stroke=stroke, stroke_width=1.4)
-        c.text((x0 + x1) / 2, switch_y + 20, "NVSwitch", size=12, anchor="middle", weight="600")
+        c.text((x0 + x1) / 2, switch_y + 20, box_name, size=12, anchor="middle", weight="600")
         for gpu in gpus:
             if not gpu.slot.elided:
                 c.line(gpu.cx, chip_y, gpu.cx, switch_y + 30, stroke=stroke, stroke_width=3, stroke_opacity=0.8)
-        _tier_label(c, switch_y + 15, ["NVSwitch, inside the server", "no network switches"])
-        _band_label(c, switch_y + 30, chip_y, f"NVLink · {_speed(rec.fabric.link_gbps)} per GPU", "GPU ↔ NVSwitch")
+        _tier_label(c, switch_y + 15, [tier_name, "no network switches"])
+        _band_label(c, switch_y + 30, chip_y, band.format(speed=_speed(rec.fabric.link_gbps)), band_detail)
     for gpu in gpus:
         if gpu.slot.elided:
             c.text(gpu.cx, chip_y + 27, f"… {gpu.slot.count} more", size=10.5, fill=MUTED, anchor="middle")
@@ -771,7 +784,7 @@ def _draw_single_node(c: _Canvas, rec: Recommendation, top: float) -> float:
             anchor="middle",
             weight="600",
         )
-    detail = [] if facts.gpus_per_node > 1 else ["no NVLink or network needed"]
+    detail = [] if facts.gpus_per_node > 1 else [f"no {scale_up.words} or network needed"]
     _tier_label(c, chip_y + 22, ["1 GPU server", f"{facts.gpus_per_node} × {facts.gpu_model}", *detail])
     return top + box_h
 

@@ -310,7 +310,7 @@
     var compute = rec.ports_per_server.filter(function (p) { return p.role === "compute" && p.count > 0; })[0];
     var tiles = [
       kpi("Switches", t.kind === "single_node" ? "none" : num(totalSwitches(t)),
-        t.kind === "single_node" ? "single server, NVLink only" :
+        t.kind === "single_node" ? f.name :
           switchTiers(t).map(function (tier) { return num(tier[1]) + " " + tier[0]; }).join(" + "), "switches"),
       kpi("Network cost", costRange(cost.network_usd_low, cost.network_usd_high),
         budgetShare(cost) || "switches, NICs, optics and cables", "cost")
@@ -322,7 +322,7 @@
       tiles.push(kpi("Latency", f.latency_us + " µs", "port to port, typical", "latency"));
     }
     tiles.push(kpi("Compute ports / server", compute ? compute.count + " × " + compute.gbps + "G" : "none",
-      compute ? plural(rec.profile.node_count, "server") + " × " + rec.profile.gpus_per_node + " GPUs" : "GPUs talk over NVLink", "compute-ports"));
+      compute ? plural(rec.profile.node_count, "server") + " × " + rec.profile.gpus_per_node + " GPUs" : f.name, "compute-ports"));
 
     var details = [
       fact("Fabric", [f.name + (f.switch_model ? " on " + f.switch_model : ""),

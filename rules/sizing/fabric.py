@@ -652,8 +652,9 @@ def size_dragonfly_plus(endpoints: int, radix: int, link_gbps: int) -> Topology:
 # -------------------------------------------------------------------------- one server
 
 
-def single_node(gpus: int) -> Topology:
-    """A single server: its GPUs talk over NVLink/NVSwitch, no compute fabric to build."""
+def single_node(gpus: int, link: str = "NVLink") -> Topology:
+    """A single server: its GPUs talk over its scale-up `link` (NVLink, AMD Infinity
+    Fabric or PCIe), no compute fabric to build."""
     _check_positive(gpus=gpus)
     return Topology(
         kind=TopologyKind.single_node,
@@ -663,5 +664,5 @@ def single_node(gpus: int) -> Topology:
         spine_switches=0,
         core_switches=0,
         bisection_gbps=0,
-        notes=[f"One server: its {gpus} GPU(s) communicate over NVLink inside the node; no switches or cables."],
+        notes=[f"One server: its {gpus} GPU(s) communicate over {link} inside the node; no switches or cables."],
     )
