@@ -37,7 +37,7 @@ def cli_lines() -> list[list[str]]:
     """The arguments of each `.venv/bin/fabric-advisor ...` line of the README's code."""
     lines = []
     for block in code_blocks(README):
-        for line in block.splitlines():
+        for line in block.replace("\\\n", " ").splitlines():  # a command continued over lines is one
             if line.startswith(".venv/bin/fabric-advisor "):
                 lines.append(shlex.split(line, comments=True)[1:])
     return lines
