@@ -58,6 +58,7 @@ class Answer(BaseModel):
         default=True,
         description="False when the entry may not answer the question (a low search score, or none of the "
         "technologies the question names appears in it): the reply then says it is not sure and asks.",
+        examples=[True],
     )
     related: list[RelatedEntry] = Field(
         default_factory=list,

@@ -529,12 +529,22 @@ class ParallelismPlan(_Model):
     )
     nvlink_domain_gpus: int = Field(ge=1, description="GPUs in one NVLink domain.", examples=[8])
     idle_gpus: int = Field(ge=0, default=0, description="GPUs left over by tp x pp x dp.", examples=[0])
-    model: str = Field(default="", description="The published model the size was matched to, if any.")
-    layers: int | None = Field(default=None, ge=1, description="Transformer layers: stages never exceed them.")
-    layers_estimated: bool = Field(default=False, description="Layers estimated from the size (no published shape).")
-    ep: int = Field(default=1, ge=1, description="Expert-parallel degree (mixture of experts), 1 when dense.")
+    model: str = Field(
+        default="", description="The published model the size was matched to, if any.", examples=["Llama 3 405B"]
+    )
+    layers: int | None = Field(
+        default=None, ge=1, description="Transformer layers: stages never exceed them.", examples=[126]
+    )
+    layers_estimated: bool = Field(
+        default=False, description="Layers estimated from the size (no published shape).", examples=[False]
+    )
+    ep: int = Field(
+        default=1, ge=1, description="Expert-parallel degree (mixture of experts), 1 when dense.", examples=[1]
+    )
     sharded_optimizer: bool = Field(
-        default=False, description="Optimizer state sharded over the data-parallel ranks (ZeRO stage 1)."
+        default=False,
+        description="Optimizer state sharded over the data-parallel ranks (ZeRO stage 1).",
+        examples=[False],
     )
     arithmetic: list[str] = Field(
         default_factory=list,
