@@ -87,6 +87,12 @@ def test_every_profile_field_has_a_flag():
         "4",
         "--tokens-per-step",
         "1048576",
+        "--servers-per-rack",
+        "2",
+        "--rack-kw",
+        "30",
+        "--racks-per-row",
+        "10",
         "--json",
     )
     assert result.returncode == 0, result.stderr
@@ -109,6 +115,7 @@ def test_every_profile_field_has_a_flag():
         "moe": True,
         "active_params_b": 4.0,
         "tokens_per_step": 1048576,
+        "floor": {"servers_per_rack": 2, "rack_kw": 30.0, "racks_per_row": 10},
     }
 
 
