@@ -123,7 +123,7 @@ def design(
         switch_model = None
     else:
         topology, switch, _ = _size(kind, technology, link_gbps, facts, profile)
-        if _twin_planes(technology, link_gbps, topology, profile):
+        if _twin_planes(technology, link_gbps, topology, platform):
             topology, switch = _twin_plane_fabric(profile.node_count or 1, facts["compute_ports_per_node"])
         if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
             _rack_units(topology, facts)
@@ -162,7 +162,7 @@ def design(
             topology.model_dump_json(),
             profile.gpu_model,
             _edge_ports(facts) // max(1, facts["node_count"]),
-            twin_cages(profile.gpu_model, facts["needs_compute_fabric"]),
+            twin_cages(platform, facts["needs_compute_fabric"]),
             switch_model,
             profile.floor,
         )
@@ -193,16 +193,15 @@ PLANE_NODES_PER_SU = 64  # same RA, Table 3: 64 nodes per SU, each group rail-al
 PLANE_SOURCE = "NVIDIA DGX SuperPOD B300 reference architecture (Spectrum-X compute fabric, Table 3)"
 
 
-def _twin_planes(technology: Technology, link_gbps: int, topology: Topology, profile: WorkloadProfile) -> bool:
+def _twin_planes(technology: Technology, link_gbps: int, topology: Topology, platform: Platform) -> bool:
     """NVIDIA's Spectrum-X design for ConnectX-8 servers: 800GbE per GPU as two 400GbE
     planes (twin-planar), each its own rail-optimized two-tier fabric of SN5600s."""
-    server = catalogue.server_for(profile.gpu_model)
     return (
         technology == Technology.rocev2
         and link_gbps == 2 * PLANE_GBPS
         and topology.kind == TopologyKind.rail_optimized
-        and server is not None
-        and server.compute_nic == "ConnectX-8"
+        and not platform.assumed
+        and platform.compute_nic == "ConnectX-8"
     )
 
 

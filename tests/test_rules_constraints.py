@@ -61,7 +61,8 @@ def test_a_stated_preference_outranks_cost_sensitivity():
 
 
 def test_cost_sensitive_keeps_infiniband_where_it_is_also_the_cheaper_network():
-    rec = advise(workload="training", gpu_count=4096, gpu_model="B300", model_params_b=405, cost_sensitive=True)
+    # GB300's XDR fabric on 144-port Q3400s is cheaper than 800GbE RoCE on 64-port SN5600s
+    rec = advise(workload="training", gpu_count=4096, gpu_model="GB300", model_params_b=405, cost_sensitive=True)
     roce = next(a for a in rec.alternatives if a.technology == "rocev2")
     assert rec.fabric.technology == "infiniband_xdr" and roce.network_usd_low >= rec.cost.network_usd_low
     assert "also the cheaper network" in statement(rec, "cost-sensitive-infiniband-is-cheaper")

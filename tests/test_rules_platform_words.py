@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from advisor.render.markdown import recommendation_markdown, why_markdown
+from advisor.render.wording import customer
 from rules.engine import recommend
 from rules.models import Recommendation, WorkloadProfile
 
@@ -34,7 +35,7 @@ def everything_said(rec: Recommendation) -> str:
     # the plan's and step model's own assumptions are written by the traffic model (rules/sizing), not here
     why = why_markdown(rec).split("**Considered")[0].split("**The all-reduce estimate assumes")[0]
     rendered = "\n".join([recommendation_markdown(rec), why])
-    for reason in rec.explanation:  # the documents cited are named as their publishers title them
+    for reason in customer(rec).explanation:  # the documents cited are named as their publishers title them
         rendered = rendered.replace(reason.source, "")
     return "\n".join([*parts, rendered])
 

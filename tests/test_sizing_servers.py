@@ -94,7 +94,7 @@ def test_the_cli_exits_2_naming_the_limit():
         timeout=120,
     )
     assert result.returncode == 2
-    assert "gpus_per_node" in result.stderr and "at most 8" in result.stderr
+    assert "--gpus-per-node" in result.stderr and "at most 8" in result.stderr  # the flag, as the user typed it
 
 
 def test_the_api_answers_422_naming_the_limit(client: httpx.Client) -> None:

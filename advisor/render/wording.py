@@ -35,7 +35,8 @@ REWRITES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"`?knowledge/sources/pricebook\.ya?ml`?"), "the Fabric Advisor price book"),
     (re.compile(r"`?knowledge/[\w./-]+`?"), "the Fabric Advisor knowledge base"),
     (re.compile(r"`?rules/[\w./-]+`?"), "the Fabric Advisor rulebook"),
-    (re.compile(r"`?\b[\w-]+\.ya?ml\b`?"), "Fabric Advisor data"),
+    # (a name starts where no name character precedes it, so a long run of hyphens is read once)
+    (re.compile(r"`?(?<![\w-])[\w-]+\.ya?ml\b`?"), "Fabric Advisor data"),
 ]
 
 Model = TypeVar("Model", bound=BaseModel)

@@ -200,11 +200,14 @@ async def get_bom_csv(rec_id: RecId, service: Service, request: Request) -> CSVR
     "/{rec_id}/cabling.csv",
     summary="Cabling plan of a recommendation, as CSV",
     response_class=StreamingResponse,
-    responses=_non_json(
-        "text/csv",
-        "One row per compute-fabric cable: from device and port, to device and port, tier, plane, medium, "
-        "the part at each end, the cable's part and its length in metres. Streamed.",
-    ),
+    responses={
+        **_non_json(
+            "text/csv",
+            "One row per compute-fabric cable: from device and port, to device and port, tier, plane, medium, "
+            "the part at each end, the cable's part and its length in metres. Streamed.",
+        ),
+        409: json_error(Problem, "The design has no compute fabric cabled port by port (one server or rack)."),
+    },
 )
 async def get_cabling_csv(rec_id: RecId, service: Service) -> StreamingResponse:
     """Every cable of the compute fabric as the installer pulls it, with the same parts the
@@ -212,8 +215,8 @@ async def get_cabling_csv(rec_id: RecId, service: Service) -> StreamingResponse:
     lengths come from the floor model (the profile's `floor`, or the reference
     architecture's racks and rows)."""
     build = cabling_build(_stored(service, rec_id))
-    if build is None:
-        raise HTTPException(404, detail=f"Recommendation {rec_id!r} {NO_FABRIC}.")
+    if build is None:  # the design exists; it has no plan to give (409, not 404: nothing is missing)
+        raise HTTPException(409, detail=f"Recommendation {rec_id!r} {NO_FABRIC}.")
     return StreamingResponse(
         cabling_csv(build),
         media_type="text/csv; charset=utf-8",

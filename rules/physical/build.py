@@ -33,7 +33,7 @@ from rules.physical.graph import (
     tier_runs,
 )
 from rules.physical.media import REACH_SOURCE, Media
-from rules.platform import platform_for
+from rules.platform import Platform, platform_for
 
 _TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 
@@ -71,11 +71,15 @@ class PhysicalBuild:
         ]
 
 
-def twin_cages(gpu_model: str | None, compute_fabric: bool) -> bool:
+def twin_cages(platform: Platform, compute_fabric: bool) -> bool:
     """Whether the servers' compute cages take twin-port modules (DGX H100/H200/B200), as
-    the bill of materials reads the catalogue's connector text."""
-    server = catalogue.server_for(gpu_model)
-    return bool(compute_fabric and server and server.compute_nic and _TWIN_CAGES.search(server.compute_connector))
+    the bill of materials reads the platform's connector text."""
+    return bool(
+        compute_fabric
+        and not platform.assumed
+        and platform.compute_nic
+        and _TWIN_CAGES.search(platform.compute_connector)
+    )
 
 
 def switch_units(switch_model: str | None) -> float:

@@ -22,6 +22,7 @@ from knowledge.pricebook import price_book
 from rules.models import PortRole, Recommendation
 from rules.physical.build import PhysicalBuild, physical_build, switch_model_named, twin_cages
 from rules.physical.media import Media
+from rules.platform import platform_for
 
 COLUMNS = (
     "cable",
@@ -52,7 +53,7 @@ def build_for(rec: Recommendation) -> PhysicalBuild | None:
         topology.model_copy(update={"notes": []}).model_dump_json(),
         rec.profile.gpu_model,
         topology.endpoints // max(1, nodes),
-        twin_cages(rec.profile.gpu_model, compute_fabric),
+        twin_cages(platform_for(rec.profile.gpu_model), compute_fabric),
         switch_model_named(rec.fabric.switch_model),
         rec.profile.floor,
     )
