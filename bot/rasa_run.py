@@ -20,19 +20,26 @@ TOKEN_ENV = "FABRIC_ADVISOR_RASA_TOKEN"
 PUBLIC_URL_ENV = "FABRIC_ADVISOR_PUBLIC_URL"
 
 
+def rasa_arguments(given: list[str], token: str, public_url: str) -> list[str]:
+    """The arguments for `rasa`: the given ones, the token, and CORS for the widget's
+    origin unless `--cors` was given."""
+    # one argument with '=': a token that begins with '-' is still the option's value
+    arguments = [*given, f"--auth-token={token}"]
+    public = urlsplit(public_url.strip())
+    if "--cors" not in arguments and public.scheme in ("http", "https") and public.netloc:
+        arguments += ["--cors", f"{public.scheme}://{public.netloc}"]
+    return arguments
+
+
 def main() -> int:
     token = os.environ.get(TOKEN_ENV, "").strip()
     if not token:
         print(f"{TOKEN_ENV} is not set: Rasa's HTTP API would be open to anyone who reaches it.", file=sys.stderr)
         return 2
-    if "--auth-token" in sys.argv:
+    if any(argument.split("=", 1)[0] in ("--auth-token", "-t") for argument in sys.argv):
         print(f"pass the token in {TOKEN_ENV}, not on the command line", file=sys.stderr)
         return 2
-    arguments = [*sys.argv[1:], "--auth-token", token]
-    public = urlsplit(os.environ.get(PUBLIC_URL_ENV, "").strip())
-    if "--cors" not in arguments and public.scheme in ("http", "https") and public.netloc:
-        arguments += ["--cors", f"{public.scheme}://{public.netloc}"]
-    sys.argv = ["rasa", *arguments]
+    sys.argv = ["rasa", *rasa_arguments(sys.argv[1:], token, os.environ.get(PUBLIC_URL_ENV, ""))]
     rasa_main()
     return 0
 

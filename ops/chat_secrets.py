@@ -34,7 +34,7 @@ def generated(path: Path) -> str:
     if existing:
         return existing
     path.parent.mkdir(parents=True, exist_ok=True)
-    value = secrets.token_urlsafe(32)
+    value = new_secret()
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as out:
         out.write(value + "\n")
@@ -54,4 +54,10 @@ def chat_secrets(var_dir: Path | None = None) -> dict[str, str]:
 
 def for_tests() -> dict[str, str]:
     """Fresh random secrets, for a stack started by a test or a benchmark."""
-    return {RASA_TOKEN_VARIABLE: secrets.token_urlsafe(32), SESSION_SECRET_VARIABLE: secrets.token_urlsafe(32)}
+    return {RASA_TOKEN_VARIABLE: new_secret(), SESSION_SECRET_VARIABLE: new_secret()}
+
+
+def new_secret() -> str:
+    """256 random bits as hex: a url-safe token can begin with '-', which a command
+    line (`rasa run --auth-token -x...`) reads as an option; hex never does."""
+    return secrets.token_hex(32)

@@ -16,7 +16,7 @@ from ops.processes import free_port
 from ops.supervisor import Supervisor
 
 #: the parts' password for this test run (PostgreSQL and Redis both require one)
-PASSWORD = secrets.token_urlsafe(16)
+PASSWORD = secrets.token_hex(16)
 
 
 @contextmanager

@@ -194,3 +194,25 @@ def test_a_web_session_cannot_read_or_continue_a_slack_users_conversation(
     nonce = genuine.split(".")[0]
     assert tracker(stack, f"web:{nonce}")["latest_input_channel"] == "socketio"
     assert tracker(stack, slack_conversation)["events"] == before["events"]
+
+
+def test_a_token_beginning_with_a_dash_is_still_rasas_token() -> None:
+    """Rasa's own argument parser reads what the wrapper builds: a token that looks like
+    an option (a url-safe token begins with '-' one time in 64) is the token's value."""
+    probe = (
+        "import rasa_run\n"
+        "from rasa.__main__ import create_argument_parser\n"
+        "args = create_argument_parser().parse_args(rasa_run.rasa_arguments(['run', '--enable-api'], '-t-x', ''))\n"
+        "print(args.auth_token)\n"
+    )
+    result = subprocess.run(
+        [str(RASA_BIN / "python"), "-c", probe], cwd=launch.BOT, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "-t-x"
+
+
+def test_generated_secrets_never_read_as_a_command_line_option() -> None:
+    from ops.chat_secrets import for_tests
+
+    assert all(not value.startswith("-") for _ in range(500) for value in for_tests().values())
