@@ -65,6 +65,15 @@ class Settings(BaseSettings):
         alias="FABRIC_ADVISOR_REPLICA_BASE_PORT",
         description="`make run-cluster`: replica n of part p listens on this + 10 x p + n",
     )
+    throughput_tolerance: float = Field(
+        0.05,
+        ge=0,
+        le=0.5,
+        alias="FABRIC_ADVISOR_THROUGHPUT_TOLERANCE",
+        description="share of training throughput a cost-sensitive design gives up for a cheaper fabric, and the loss "
+        "at which a job is called network-sensitive: the advisor's policy, not a vendor figure; raise it to favour "
+        "price, lower it to favour throughput",
+    )
     quote_valid_days: int = Field(
         30,
         ge=1,

@@ -143,7 +143,7 @@ def design(
         technology,
         switch_model,
         topology.model_dump_json(),
-        profile.gpu_model,
+        platform,
         str(profile.workload),
         profile.node_count or 1,
         profile.gpus_per_node or 1,
@@ -160,7 +160,7 @@ def design(
     if switch_model and topology.total_switches:
         built = physical_build(
             topology.model_dump_json(),
-            profile.gpu_model,
+            platform,
             _edge_ports(facts) // max(1, facts["node_count"]),
             twin_cages(platform, facts["needs_compute_fabric"]),
             switch_model,

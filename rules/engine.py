@@ -12,6 +12,7 @@ import dataclasses
 import functools
 from typing import Any
 
+from core.settings import settings
 from knowledge import fabric_settings
 from rules import pricing, sizing, traffic
 from rules.design import Candidate, design, fabric_ports
@@ -34,7 +35,6 @@ from rules.servers import resolve
 
 NETWORK_FAMILIES = ("infiniband", "rocev2", "ethernet")
 SAME_ALLREDUCE = 0.02  # all-reduce times within 2 %: the fabric does not change the job
-NETWORK_SENSITIVE_LOSS = 0.05  # RoCEv2 5 % or more below InfiniBand: the network matters
 
 
 def recommend(profile: WorkloadProfile) -> Recommendation:
@@ -61,12 +61,12 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
 
     fabric_fired = evaluate("fabric", facts)
     chosen = decisions(fabric_fired)["fabric"] if fabric_fired else "infiniband"
-    facts.update(_price_facts(candidates, profile), **_server_facts(profile), fabric=chosen)
+    facts.update(_price_facts(candidates, profile), **_server_facts(profile, platform), fabric=chosen)
     budget_fired = evaluate("budget", facts)
     final = decisions(fabric_fired + budget_fired)["fabric"] if fabric_fired else chosen
     facts["fabric"] = final
     primary = candidates[final]
-    facts.update(_share_facts(primary, profile), **_reuse_facts(designed[final], primary, profile))
+    facts.update(_share_facts(primary, profile, platform), **_reuse_facts(designed[final], primary, profile, platform))
 
     configuration = _fabric_configuration(primary, profile, platform)
     advice_fired = evaluate("advice", facts)
@@ -78,7 +78,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         profile=profile,
         fabric=primary.fabric,
         topology=primary.topology,
-        ports_per_server=_ports(profile, facts, primary),
+        ports_per_server=_ports(profile, platform, facts, primary),
         cost=primary.cost,
         performance=_performance(primary, throughput[final], job),
         roce_configuration=_roce_settings(configuration) if advice.get("roce_checklist") else [],
@@ -172,13 +172,19 @@ def _on_site_ethernet(candidate: Candidate, profile: WorkloadProfile) -> Candida
     return dataclasses.replace(candidate, bill_of_materials=lines, cost=pricing.with_budget(cost, profile.budget_usd))
 
 
-def _reuse_facts(designed: Candidate, primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]:
+def _reuse_facts(
+    designed: Candidate, primary: Candidate, profile: WorkloadProfile, platform: Platform
+) -> dict[str, Any]:
     """What reusing the site's Ethernet took out of the chosen design, for the advice rules."""
     reused = [line for line in primary.bill_of_materials if line.reused]
     switches = sum(line.quantity for line in reused if line.category == "switch")
     low = designed.cost.network_usd_low - primary.cost.network_usd_low
     high = designed.cost.network_usd_high - primary.cost.network_usd_high
-    links = sum(p.count for p in pricing.server_ports(profile, 0, 0) if str(p.role) in ("storage", "inband_management"))
+    links = sum(
+        p.count
+        for p in pricing.server_ports(profile, platform, 0, 0)
+        if str(p.role) in ("storage", "inband_management")
+    )
     return {
         "reused_switches": switches,
         "reused_saving_fmt": usd_range(low, high),
@@ -186,11 +192,11 @@ def _reuse_facts(designed: Candidate, primary: Candidate, profile: WorkloadProfi
     }
 
 
-def _server_facts(profile: WorkloadProfile) -> dict[str, Any]:
+def _server_facts(profile: WorkloadProfile, platform: Platform) -> dict[str, Any]:
     """What the servers cost at the price book's server prices, and the network's share of
     servers plus network, for the budget rules (a budget that cannot buy the servers, a
     network share outside what published builds spend)."""
-    servers = pricing.servers_cost(profile)
+    servers = pricing.servers_cost(profile, platform)
     if servers is None:
         return {
             "servers_priced": False,
@@ -251,12 +257,12 @@ def _price_facts(candidates: dict[str, Candidate], profile: WorkloadProfile) -> 
     return facts
 
 
-def _share_facts(primary: Candidate, profile: WorkloadProfile) -> dict[str, Any]:
+def _share_facts(primary: Candidate, profile: WorkloadProfile, platform: Platform) -> dict[str, Any]:
     """The chosen network's share of the budget, for the advice rules."""
     budget = profile.budget_usd or 0.0
     low = primary.cost.network_usd_low / budget if budget else 0.0
     high = primary.cost.network_usd_high / budget if budget else 0.0
-    servers = pricing.servers_cost(profile)
+    servers = pricing.servers_cost(profile, platform)
     network_mid = (primary.cost.network_usd_low + primary.cost.network_usd_high) / 2
     cluster_mid = network_mid + ((servers.usd_low + servers.usd_high) / 2 if servers else 0.0)
     cluster_share = network_mid / cluster_mid if cluster_mid else 0.0
@@ -312,7 +318,7 @@ def _traffic_facts(
             and ib.allreduce.bottleneck == "nvlink"
             and abs(roce.allreduce.ms - ib.allreduce.ms) <= SAME_ALLREDUCE * ib.allreduce.ms
         )
-        network_sensitive = 1 - throughput["rocev2"] >= NETWORK_SENSITIVE_LOSS
+        network_sensitive = 1 - throughput["rocev2"] >= settings.throughput_tolerance
         step = ib.step
         step_fmt, exposed_fmt, compute_fmt = _ms(step.step_ms), _ms(step.exposed_ms), _ms(step.compute_ms)
         allreduce_fmt, exposed_share_pct, bound_by = _ms(ib.allreduce.ms), pct(step.exposed_share), step.bound_by
@@ -321,6 +327,8 @@ def _traffic_facts(
         allreduce_bound_by = f"the {job.local_name}" if ib.allreduce.bottleneck == "nvlink" else "the network"
     plan = job.plan if job else None
     facts.update(
+        throughput_floor=1 - settings.throughput_tolerance,
+        throughput_tolerance_pct=f"{settings.throughput_tolerance * 100:g} %",
         plan_does_not_fit=bool(plan and not plan.fits),
         plan_fmt=f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp:,}" if plan else "",
         plan_state_gb=f"{plan.state_gb_per_gpu:,.1f} GB" if plan else "",
@@ -404,9 +412,9 @@ def _throughput_phrase(candidate: Candidate, relative: float) -> str:
     )
 
 
-def _ports(profile: WorkloadProfile, facts: dict[str, Any], primary: Candidate) -> list[Port]:
+def _ports(profile: WorkloadProfile, platform: Platform, facts: dict[str, Any], primary: Candidate) -> list[Port]:
     """The server's ports at the speed the chosen fabric was designed for."""
-    return pricing.server_ports(profile, fabric_ports(facts), primary.fabric.link_gbps)
+    return pricing.server_ports(profile, platform, fabric_ports(facts), primary.fabric.link_gbps)
 
 
 FABRIC_KINDS = {"rocev2": "roce", "ethernet": "ethernet"}

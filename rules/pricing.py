@@ -10,7 +10,6 @@ per design: a profile asked again costs nothing to price.
 from __future__ import annotations
 
 import math
-import re
 from functools import cache
 from typing import NamedTuple
 
@@ -29,7 +28,8 @@ from rules.models import (
     TopologyKind,
     WorkloadProfile,
 )
-from rules.physical.build import physical_build
+from rules.physical.build import physical_build, twin_cages
+from rules.platform import NetworkRole, Platform
 from rules.sizing.bom import price_line
 
 INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
@@ -48,56 +48,55 @@ class ServerLayout(NamedTuple):
 NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6", 400: "ConnectX-7", 800: "ConnectX-8"}
 #: The NIC of a storage or in-band port on an unknown server (one dual-port card per server).
 SERVICE_NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6 Dx", 400: "BlueField-3", 800: "BlueField-3"}
-#: Server cages that take twin-port modules say so in the catalogue's connector text.
-_TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 #: Networks dual-homed to a pair of switches (NVIDIA HGX AI Factory RA: north-south
 #: dual-homed; DGX BasePOD: bonded storage and in-band pairs); out-of-band is single.
 DUAL_HOMED = frozenset({"storage", "in_band"})
 SERVICE_FABRICS = {PortRole.storage: "storage", PortRole.inband_management: "in_band"}
 
 
-def server_ports(profile: WorkloadProfile, fabric_ports: int, link_gbps: int) -> list[Port]:
+def server_ports(profile: WorkloadProfile, platform: Platform, fabric_ports: int, link_gbps: int) -> list[Port]:
     """The server's ports: its catalogue layout, with the compute (or, for inference,
     the serving) ports at the speed the fabric was designed for. A single server (or one
     NVL72 rack) has no compute fabric, so no compute ports (`fabric_ports` 0). An NVL72
     "node" is the rack: its per-tray ports are counted for every tray. A PCIe server gets
     the compute ports it can feed (one per two GPUs); a model served across servers gets
-    one per GPU."""
-    server = catalogue.server_for(profile.gpu_model)
+    one per GPU. An assumed platform (a GPU the catalogue does not know) has no known
+    storage or management ports."""
+    known = not platform.assumed
     gpn = profile.gpus_per_node or 1
-    trays = gpn // server.gpus if server and server.rack_scale and gpn > server.gpus else 1
+    trays = gpn // platform.gpus_per_host if known and platform.rack_scale and gpn > platform.gpus_per_host else 1
 
-    def per_node(count: int, gbps: int) -> tuple[int, int]:
-        return count * trays, gbps
+    def per_node(role: NetworkRole) -> tuple[int, int] | None:
+        ports = platform.network(role)
+        return (ports.ports * trays, ports.gbps) if known else None
 
     inference = None
     if profile.workload == "inference":
-        ports = server.inference_ports if server and server.inference_ports else INFERENCE_PORTS_PER_SERVER
-        serving_gbps = server.inference_gbps if server and server.inference_gbps else 100
-        inference = per_node(ports, serving_gbps if fabric_ports else link_gbps or serving_gbps)
+        serving = platform.network("inference")
+        ports = serving.ports if known and serving.ports else INFERENCE_PORTS_PER_SERVER
+        serving_gbps = serving.gbps if known and serving.gbps else 100
+        inference = (ports * trays, serving_gbps if fabric_ports else link_gbps or serving_gbps)
     return sizing.ports_per_server(
         workload=str(profile.workload),
         gpus_per_node=gpn,
-        compute_gbps=link_gbps or (server.compute_gbps if server else 400),
+        compute_gbps=link_gbps or (platform.network("compute").gbps if known else 400),
         compute_ports=fabric_ports,
-        storage=per_node(server.storage_ports, server.storage_gbps) if server else None,
-        inband=per_node(server.inband_ports, server.inband_gbps) if server else None,
-        oob=per_node(server.oob_ports, server.oob_gbps) if server else None,
+        storage=per_node("storage"),
+        inband=per_node("in_band"),
+        oob=per_node("out_of_band"),
         inference=inference,
         served_across_servers=bool(fabric_ports) and profile.workload == "inference",
     )
 
 
 def _compute_server_side(
-    gpu_model: str | None, nodes: int, ports: int, compute_fabric: bool, link_gbps: int
+    platform: Platform, nodes: int, ports: int, compute_fabric: bool, link_gbps: int
 ) -> sizing.ServerSide:
     """What the servers bring to the fabric that was sized: `ports` per server (the compute
     ports where the GPUs need a compute fabric, else the serving ports), the cages those
     ports sit in, and whether the NICs ship with the servers (every catalogued server) or
     are bought (an unknown GPU model)."""
-    server = catalogue.server_for(gpu_model)
-    training = compute_fabric
-    if server is None or not server.compute_nic:
+    if platform.assumed or not platform.compute_nic:
         return sizing.ServerSide(
             nodes=nodes,
             ports_per_node=ports,
@@ -109,8 +108,8 @@ def _compute_server_side(
         nodes=nodes,
         ports_per_node=ports,
         gbps=link_gbps,
-        twin_port=training and bool(_TWIN_CAGES.search(server.compute_connector)),
-        nic_model=server.compute_nic,
+        twin_port=twin_cages(platform, compute_fabric),
+        nic_model=platform.compute_nic,
         nic_included=True,
     )
 
@@ -198,7 +197,7 @@ def _oob_lines(nodes: int, ports: int, switches: int) -> tuple[BomLine, ...]:
 def _compute_lines(
     switch_model: str,
     topology_json: str,
-    gpu_model: str | None,
+    platform: Platform,
     nodes: int,
     edge_ports: int,
     compute_fabric: bool,
@@ -209,14 +208,19 @@ def _compute_lines(
     same one the cabling plan lists."""
     topology = Topology.model_validate_json(topology_json)
     link_gbps = topology.cables[0].gbps if topology.cables else 0
-    server = _compute_server_side(gpu_model, nodes, edge_ports, compute_fabric, link_gbps)
-    built = physical_build(topology_json, gpu_model, edge_ports, server.twin_port, switch_model, floor)
+    server = _compute_server_side(platform, nodes, edge_ports, compute_fabric, link_gbps)
+    built = physical_build(topology_json, platform, edge_ports, server.twin_port, switch_model, floor)
     media = built.media if built else None
     return tuple(sizing.fabric_lines("compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media))
 
 
 def bill_of_materials(
-    technology: Technology, topology: Topology, switch_model: str | None, profile: WorkloadProfile, layout: ServerLayout
+    technology: Technology,
+    topology: Topology,
+    switch_model: str | None,
+    profile: WorkloadProfile,
+    platform: Platform,
+    layout: ServerLayout,
 ) -> list[BomLine]:
     """Every priced part of the network for this design: the compute fabric (empty for
     NVLink only), then the storage, in-band and out-of-band networks the servers need."""
@@ -226,7 +230,7 @@ def bill_of_materials(
         lines += _compute_lines(
             switch_model,
             topology.model_dump_json(),
-            profile.gpu_model,
+            platform,
             profile.node_count or 1,
             layout.edge_ports,
             layout.compute_fabric,
@@ -236,28 +240,28 @@ def bill_of_materials(
         # one server joins the site's networks; one rack-scale system (an NVL72 rack of
         # 18 compute trays) still needs its trays' storage, in-band and out-of-band
         # networks (NVIDIA GB200 NVL72: a BlueField-3 and a BMC port per tray)
-        profile = _as_trays(profile)
+        profile = _as_trays(profile, platform)
         if (profile.node_count or 1) < 2:
             return lines
-    server_known = catalogue.server_for(profile.gpu_model) is not None
     oob_ports = 0
-    for port in server_ports(profile, layout.fabric_ports, link_gbps):
+    for port in server_ports(profile, platform, layout.fabric_ports, link_gbps):
         if port.role in SERVICE_FABRICS:
-            lines += _service_lines(SERVICE_FABRICS[port.role], profile.node_count, port.count, port.gbps, server_known)
+            known = not platform.assumed
+            lines += _service_lines(SERVICE_FABRICS[port.role], profile.node_count, port.count, port.gbps, known)
         elif port.role == PortRole.out_of_band:
             oob_ports = port.count
     switches = sum(line.quantity for line in lines if line.category == "switch")
     return [*lines, *_oob_lines(profile.node_count or 1, oob_ports, switches)]
 
 
-def _as_trays(profile: WorkloadProfile) -> WorkloadProfile:
+def _as_trays(profile: WorkloadProfile, platform: Platform) -> WorkloadProfile:
     """A rack-scale system counted as its compute trays, the servers its networks cable
     (72 GB200 GPUs in one NVLink domain are 18 trays of 4); any other profile as it is."""
-    server = catalogue.server_for(profile.gpu_model)
-    gpus = profile.gpu_count or 1
-    if server is None or not server.rack_scale or server.gpus >= (profile.gpus_per_node or 1):
+    host = platform.gpus_per_host
+    if platform.assumed or not platform.rack_scale or host >= (profile.gpus_per_node or 1):
         return profile
-    return profile.model_copy(update={"node_count": max(1, gpus // server.gpus), "gpus_per_node": server.gpus})
+    gpus = profile.gpu_count or 1
+    return profile.model_copy(update={"node_count": max(1, gpus // host), "gpus_per_node": host})
 
 
 def bom_assumptions() -> list[str]:
@@ -279,7 +283,7 @@ def priced(
     technology: Technology,
     switch_model: str | None,
     topology_json: str,
-    gpu_model: str | None,
+    platform: Platform,
     workload: str,
     nodes: int,
     gpus_per_node: int,
@@ -294,11 +298,11 @@ def priced(
         gpu_count=gpus,
         node_count=nodes,
         gpus_per_node=gpus_per_node,
-        gpu_model=gpu_model,
+        gpu_model=platform.gpu_model,
         floor=floor,
     )
     topology = Topology.model_validate_json(topology_json)
-    lines = bill_of_materials(technology, topology, switch_model, profile, layout)
+    lines = bill_of_materials(technology, topology, switch_model, profile, platform, layout)
     if not lines:
         cost = Cost(
             network_usd_low=0,
@@ -350,16 +354,16 @@ class ServersCost(NamedTuple):
         return self.units * self.unit_usd_high
 
 
-def servers_cost(profile: WorkloadProfile) -> ServersCost | None:
+def servers_cost(profile: WorkloadProfile, platform: Platform) -> ServersCost | None:
     """The servers a profile buys, priced: one per node (the catalogue's server with this
     many GPUs, else the GPU's default server), or one NVL72 rack per 72 GPUs, the rack
     being sold whole. None when the GPU is not in the catalogue or its server is unpriced."""
-    gpn = profile.gpus_per_node or 1
-    default = catalogue.server_for(profile.gpu_model)
-    if default is None:
+    if platform.assumed:
         return None
-    same_gpu = [s for s in catalogue.servers() if s.gpu_model == default.gpu_model]
-    server = next((s for s in same_gpu if gpn in (s.gpus, s.node_gpus)), default)
+    gpn = profile.gpus_per_node or 1
+    same_gpu = [s for s in catalogue.servers() if s.gpu_model == platform.gpu_model]
+    server = next((s for s in same_gpu if gpn in (s.gpus, s.node_gpus)), None)
+    server = server or next(s for s in same_gpu if s.model == platform.server)
     price = price_book().server(server.model)
     if price is None:
         return None

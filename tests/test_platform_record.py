@@ -105,9 +105,8 @@ def _lookups(path: Path) -> list[str]:
     return found
 
 
-# rules/platform.py builds the record; rules/servers.py resolves the profile before there is
-# one; rules/pricing.py is being reworked on another branch (issue 21, the price book).
-_RECORD_BUILDERS = {"platform.py", "servers.py", "pricing.py"}
+# rules/platform.py builds the record; rules/servers.py resolves the profile before there is one
+_RECORD_BUILDERS = {"platform.py", "servers.py"}
 
 
 def test_the_stages_read_the_platform_record_instead_of_looking_the_server_up():

@@ -14,6 +14,7 @@ from knowledge.pricebook import PriceBookError, build_price_book, price_book
 from rules import pricing
 from rules.engine import recommend
 from rules.models import ProfileDraft, Recommendation, Technology, Topology, WorkloadProfile
+from rules.platform import platform_for
 from rules.servers import resolve
 from rules.sizing import (
     ServerSide,
@@ -28,6 +29,8 @@ from rules.sizing import (
 GUIDE_IB = catalogue.cost_reference().infiniband_usd  # (200_000, 400_000)
 GUIDE_ETHERNET = catalogue.cost_reference().ethernet_400g_usd  # (80_000, 150_000)
 IB_TOLERANCE, ETHERNET_TOLERANCE = 0.10, 0.25
+
+H100 = platform_for("H100")
 
 
 def dgx_h100(nodes: int = 16, **fields) -> Recommendation:
@@ -66,12 +69,12 @@ def test_calibration_on_the_16_node_design_built_directly():
     assert (ib_topology.leaf_switches, ib_topology.spine_switches) == (4, 2)
     assert [c.count for c in ib_topology.cables] == [128, 128]
     ib = compute_range(
-        pricing.bill_of_materials(Technology.infiniband_ndr, ib_topology, "QM9700", profile, TRAINING_LAYOUT)
+        pricing.bill_of_materials(Technology.infiniband_ndr, ib_topology, "QM9700", profile, H100, TRAINING_LAYOUT)
     )
     ethernet_topology = size_fat_tree(128, 128, 400)
     assert ethernet_topology.total_switches == 1
     ethernet = compute_range(
-        pricing.bill_of_materials(Technology.rocev2, ethernet_topology, "SN5600", profile, TRAINING_LAYOUT)
+        pricing.bill_of_materials(Technology.rocev2, ethernet_topology, "SN5600", profile, H100, TRAINING_LAYOUT)
     )
     assert within(ib, GUIDE_IB, IB_TOLERANCE), ib
     assert within(ethernet, GUIDE_ETHERNET, ETHERNET_TOLERANCE), ethernet

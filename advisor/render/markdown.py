@@ -68,12 +68,9 @@ def workload_line(rec: Recommendation) -> str:
 def servers_line(rec: Recommendation) -> str:
     """ "8 x GB200 NVL72 (72 GPUs each), 576 GPUs": the servers the design is sized for."""
     p = rec.profile
-    server = catalogue.server_for(p.gpu_model)
-    name = (
-        server.model
-        if server is not None and p.gpus_per_node in (server.gpus, server.nvlink_domain_gpus)
-        else "servers"
-    )
+    platform = platform_for(p.gpu_model)
+    sized_as_its_server = p.gpus_per_node in (platform.gpus_per_host, platform.node_gpus)
+    name = platform.server if not platform.assumed and sized_as_its_server else "servers"
     return f"{p.node_count:,} x {name} ({p.gpus_per_node} GPUs each), {p.gpu_count:,} GPUs"
 
 

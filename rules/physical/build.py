@@ -1,7 +1,7 @@
 """The physical build of one sized fabric: its layout on the resolved floor, the inputs
 the bill of materials and the cabling plan share so they cannot disagree.
 
-    built = physical_build(topology, "H100", nodes=2048, edge_ports=8, twin_port=True,
+    built = physical_build(topology_json, platform_for("H100"), edge_ports=8, twin_port=True,
                            switch_model="QM9700", floor=None)
     built.media        # each tier's medium (what the BOM prices)
     built.links()      # every cable, streamed (what the cabling plan lists)
@@ -33,7 +33,7 @@ from rules.physical.graph import (
     tier_runs,
 )
 from rules.physical.media import REACH_SOURCE, Media
-from rules.platform import Platform, platform_for
+from rules.platform import Platform
 
 _TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 
@@ -97,7 +97,7 @@ def switch_model_named(name: str | None) -> str | None:
 @cache
 def physical_build(
     topology_json: str,
-    gpu_model: str | None,
+    platform: Platform,
     edge_ports: int,
     twin_port: bool,
     switch_model: str | None,
@@ -106,7 +106,6 @@ def physical_build(
     """The fabric's layout, floor and tier media; None for a fabric not wired port by port
     (Dragonfly+, a single server). Remembered per design, like its price."""
     topology = Topology.model_validate_json(topology_json)
-    platform = platform_for(gpu_model)
     try:
         layout = Layout.of(topology, platform, ports_per_node=edge_ports or None, twin_port=twin_port)
     except NotWirable:

@@ -49,11 +49,12 @@ def build_for(rec: Recommendation) -> PhysicalBuild | None:
         return None
     nodes = rec.profile.node_count or 1
     compute_fabric = any(p.role == PortRole.compute and p.count for p in rec.ports_per_server)
+    platform = platform_for(rec.profile.gpu_model)
     return physical_build(
         topology.model_copy(update={"notes": []}).model_dump_json(),
-        rec.profile.gpu_model,
+        platform,
         topology.endpoints // max(1, nodes),
-        twin_cages(platform_for(rec.profile.gpu_model), compute_fabric),
+        twin_cages(platform, compute_fabric),
         switch_model_named(rec.fabric.switch_model),
         rec.profile.floor,
     )
