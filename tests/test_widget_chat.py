@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from advisor.render.wording import customer_text
 from bot import launch
 from tests.browsers import playwright_api
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
@@ -181,7 +182,8 @@ def assert_card_shows(card, rec: dict) -> None:
     reasons = card.locator(".card__why > .reasons > li")
     expect(reasons).to_have_count(min(4, len(rec["explanation"])))
     for i, reason in enumerate(rec["explanation"][:4]):
-        expect(reasons.nth(i).locator(".source")).to_contain_text(f"Source: {reason['source']}")
+        # the widget, like every renderer, names sources as a customer reads them
+        expect(reasons.nth(i).locator(".source")).to_contain_text(f"Source: {customer_text(reason['source'])}")
         expect(reasons.nth(i).locator(".rule-id")).to_have_text(reason["rule_id"])
 
     diagram = card.locator('img[data-field="diagram"]')
@@ -292,3 +294,43 @@ def test_what_people_type_is_shown_as_text_never_as_html(page) -> None:
     assert mine.locator("img, strong").count() == 0
     bot_says(page, re.compile(r"\w"))  # whatever the bot answers, the page stays clean
     assert page.evaluate("() => window.pwned || null") is None
+
+
+# a phone's width (iPhone 12-15: 390 CSS px); everything must fit without a sideways scroll
+PHONE = {"width": 390, "height": 844}
+
+# elements reaching past the screen's edge, whether the page scrolls sideways or a box
+# clips them (text cut off is as bad); only a table's own scroll box may be wider
+_OVERFLOWING = """() => {
+  const width = document.documentElement.clientWidth;
+  return [...document.querySelectorAll('body *')].filter(el => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && (r.right > width + 1 || r.left < -1) && !el.closest('.table-wrap');
+  }).map(el => el.tagName + '.' + el.className);
+}"""
+
+
+def test_the_widget_fits_a_phone_and_names_sources_as_a_customer_reads_them(browser, stack: Stack) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(stack.page_url)
+        expect(page.locator("#status")).to_have_attribute("data-state", "online", timeout=30_000)
+        say(page, "We will train a 70B model on 128 H100s")
+        card = wait_for_cards(page, 1)
+        card.locator("details.more").first.locator("summary").click()  # opened sections must fit too
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+        scroller = page.evaluate(
+            "() => [document.getElementById('scroller').scrollWidth, document.getElementById('scroller').clientWidth]"
+        )
+        assert scroller[0] <= scroller[1], f"the conversation scrolls sideways: {scroller}"
+        assert page.evaluate(_OVERFLOWING) == []
+        # the composer stays below the conversation, never over it
+        log = page.locator("#scroller").bounding_box()
+        composer = page.locator("#composer").bounding_box()
+        assert log and composer and composer["y"] >= log["y"] + log["height"] - 1
+        sources = " ".join(card.locator(".source").all_inner_texts())
+        assert sources and "GPU Server Networking" in sources
+        assert not re.search(r"\bseed\b|\w+/[\w/]+\.(?:py|ya?ml)\b", sources, re.I), sources
+    finally:
+        context.close()

@@ -16,6 +16,7 @@ from rasa_sdk import Tracker
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.render import markdown, slack
+from advisor.render.wording import customer
 from advisor.settings import settings
 from core import links
 from rules.models import Recommendation
@@ -53,7 +54,9 @@ def send_recommendation(
         # under "data", the widget's bot_uttered handler receives exactly this payload. The
         # card shows the cost by category and links the BOM, so the lines stay out of the
         # tracker (Rasa sends the whole tracker to the action server on every call).
-        payload = {"recommendation": rec.model_dump(mode="json", exclude={"bill_of_materials"}), "diagram_url": url}
+        # in customer wording like every renderer: the card shows the sources as they are sent
+        shown = customer(rec).model_dump(mode="json", exclude={"bill_of_materials"})
+        payload = {"recommendation": shown, "diagram_url": url}
         dispatcher.utter_message(json_message={"data": payload})
         return
     if changed:
