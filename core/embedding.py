@@ -26,6 +26,7 @@ import json
 import struct
 import unicodedata
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -262,15 +263,20 @@ class MiniLM:
     def dimension(self) -> int:
         return int(self.width)
 
-    def encode(self, texts: list[str], batch_size: int = 8) -> Array:
+    def encode(
+        self, texts: list[str], batch_size: int = 8, progress: Callable[[int, int], None] | None = None
+    ) -> Array:
         """One L2-normalised vector per text, shape (len(texts), 384). Texts of similar
-        length are batched together, so padding costs little."""
+        length are batched together, so padding costs little. `progress(done, total)` is
+        called after each batch (the knowledge build's bar; this module shows nothing)."""
         encoded = [self.tokenizer.encode(text) for text in texts]
         result = np.zeros((len(texts), self.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
             result[chunk] = self._forward([encoded[i] for i in chunk])
+            if progress is not None:
+                progress(min(start + batch_size, len(order)), len(order))
         return result
 
     def _forward(self, batch: list[list[int]]) -> Array:

@@ -14,9 +14,13 @@ import json
 import os
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 import knowledge
+from core import progress
 from core.embedding import install_from_wheel
 from knowledge.sources import SourceError
 
@@ -64,6 +68,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+@contextlib.contextmanager
+def _bar(label: str) -> Iterator[progress.Sink]:
+    """A progress bar on the terminal (rich draws nothing when the output is a log file,
+    so CI logs get the lines before and after, not the redraws)."""
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
 def _build(db: str | None, force: bool) -> int:
     result = knowledge.build(db, force=force)
     if result.rebuilt:
@@ -73,9 +92,10 @@ def _build(db: str | None, force: bool) -> int:
         with contextlib.suppress(OSError):
             os.utime(result.path)
         print(f"knowledge: {result.path} is up to date ({result.entries} entries)")
-    # the search's sentence vectors, computed now rather than at the first question
-    print("knowledge: sentence vectors of the entries (about 30 s when the entries changed) ...", flush=True)
-    cache = knowledge.embed_entries(db_path=result.path)
+    # the search's sentence vectors, computed now rather than at the first question (about
+    # 30 s when the entries changed, with a bar; nothing to wait for when they did not)
+    with _bar("knowledge: sentence vectors of the entries") as sink, progress.reporting(sink):
+        cache = knowledge.embed_entries(db_path=result.path)
     print(f"knowledge: sentence vectors in {cache}" if cache else "knowledge: no embedding model, TF-IDF only")
     return 0
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core import embedding
+from core import embedding, progress
 from core.embedding import MiniLM
 from knowledge.vectors import PARAPHRASE_SHARE, EntryText
 
@@ -43,7 +43,7 @@ class SemanticIndex:
             if str(stored["digest"]) == digest:
                 vectors = stored["vectors"]
         if vectors is None:
-            vectors = model.encode(texts)
+            vectors = model.encode(texts, progress=progress.advance)
             if cache is not None:
                 cache.parent.mkdir(parents=True, exist_ok=True)
                 tmp = cache.with_suffix(f".{os.getpid()}.tmp.npz")

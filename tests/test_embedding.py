@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core import embedding
+from core import embedding, progress
 from core.settings import settings
 from knowledge.semantic import SemanticIndex
 from knowledge.vectors import EntryText
@@ -88,3 +88,20 @@ def test_semantic_index_ranks_by_meaning_and_reuses_its_cached_vectors(tmp_path:
     model.encode = counting  # type: ignore[method-assign]
     second = SemanticIndex(model, entries, tmp_path)
     assert calls == [] and np.array_equal(second.phrasings, first.phrasings)
+
+
+def test_building_an_index_reports_each_batch_to_the_installed_progress_sink(tmp_path: Path) -> None:
+    model = embedding.MiniLM(MODEL_DIR)
+    entries = [EntryText(f"e{i}", (f"question number {i}",), f"answer {i}") for i in range(11)]
+    seen: list[tuple[int, int]] = []
+    with progress.reporting(lambda done, total: seen.append((done, total))):
+        SemanticIndex(model, entries, tmp_path)
+    assert seen, "no progress reported while the vectors were computed"
+    totals = {total for _, total in seen}
+    assert len(totals) == 1
+    (total,) = totals
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert seen[-1] == (total, total)
+    seen.clear()
+    SemanticIndex(model, entries, tmp_path)  # cached vectors, and no sink installed
+    assert seen == []
