@@ -281,7 +281,14 @@ def _size(
     if kind == TopologyKind.dragonfly_plus:
         clos, clos_switch, _ = _size(TopologyKind.fat_tree, technology, link_gbps, facts, profile)
         if clos.kind != TopologyKind.dragonfly_plus:
-            dragonfly = sizing.size_dragonfly_plus(endpoints, switches[0].radix_at(link_gbps), link_gbps)
+            fitted = _dragonfly_plus_fitting(switches, endpoints, link_gbps)
+            if fitted is None:
+                clos.notes.append(
+                    f"Dragonfly+ was considered, but no switch of the family holds {endpoints:,} ports in one "
+                    "(the groups would outnumber a group's global links), so the Clos is kept."
+                )
+                return clos, clos_switch, clos.notes
+            dragonfly, dragonfly_switch = fitted
             if _gear(dragonfly) >= _gear(clos):
                 clos.notes.append(
                     f"Dragonfly+ was sized too ({dragonfly.total_switches:,} switches, {dragonfly.total_cables:,} "
@@ -296,7 +303,7 @@ def _size(
                 f"{clos.total_cables - dragonfly.total_cables:,} cables, for "
                 f"{dragonfly.bisection_gbps / (endpoints * link_gbps / 2):.0%} of full bisection."
             )
-            return dragonfly, switches[0], dragonfly.notes
+            return dragonfly, dragonfly_switch, dragonfly.notes
     small = _smallest_single_switch(technology, link_gbps, endpoints)
     if small is not None and kind != TopologyKind.dragonfly_plus:
         topology = _one_kind(kind, technology, small.radix_at(link_gbps), link_gbps, endpoints, profile)
@@ -327,6 +334,20 @@ def _size(
         return topology, switches[-1], topology.notes
     assert last_error is not None  # the loop ran: every family has a switch
     raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
+
+
+def _dragonfly_plus_fitting(
+    switches: tuple[catalogue.Switch, ...], endpoints: int, link_gbps: int
+) -> tuple[Topology, catalogue.Switch] | None:
+    """The Dragonfly+ of the first of the family's switches (by radix, the family's own
+    first) that holds every port, or None when none does (a 40-port HDR switch holds at
+    most 160,400 endpoints: 300,000 A100 ports need a higher-radix switch)."""
+    for switch in switches:
+        try:
+            return sizing.size_dragonfly_plus(endpoints, switch.radix_at(link_gbps), link_gbps), switch
+        except sizing.FabricTooLarge:
+            continue
+    return None
 
 
 def _gear(topology: Topology) -> int:
