@@ -28,11 +28,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.design import Candidate, Layout, design, laid_out
 from rules.facts import derive, platform_facts
-from rules.models import MAX_GPUS, BomLine, Growth, GrowthStep, Topology, TopologyKind, WorkloadProfile
+from rules.models import (
+    MAX_GPUS,
+    BomLine,
+    Fabric,
+    Growth,
+    GrowthStep,
+    Preference,
+    Recommendation,
+    Topology,
+    TopologyKind,
+    WorkloadProfile,
+)
 from rules.platform import Platform
 from rules.sizing import leaf_port_split
 
@@ -91,22 +102,33 @@ def _groups(topology: Topology) -> int:
     return math.ceil(topology.leaf_switches / h)
 
 
-def recabling(before: Layout, after: Layout) -> list[str]:
+class Sized(NamedTuple):
+    """A fabric and its topology: what a layout, or a stored recommendation, says was sized."""
+
+    fabric: Fabric
+    topology: Topology
+
+
+def _sized(layout: Layout) -> Sized:
+    return Sized(layout.fabric, layout.topology)
+
+
+def recabling(before: Sized, after: Sized) -> list[str]:
     """What must be re-cabled or replaced to go from `before` to the larger `after`; empty
     when `after` only adds servers, switches and cables to `before`."""
     b, a = before.topology, after.topology
     if b.tiers == 0 or b.total_switches == 0:
         return []  # no switch fabric yet: everything is new
-    if after.technology != before.technology:
+    if after.fabric.technology != before.fabric.technology:
         return [
             f"The fabric changes from {before.fabric.name} to {after.fabric.name}: every switch, cable and "
             "transceiver is replaced."
         ]
-    if before.switch and after.switch and before.switch.model != after.switch.model:
+    was, now = before.fabric.switch_model, after.fabric.switch_model
+    if was and now and was != now:
         return [
-            f"The switches change from {before.switch.name} to {after.switch.name} (no fabric of "
-            f"{before.switch.name} holds {a.endpoints:,} ports in three tiers): every switch is replaced and "
-            "every link re-cabled."
+            f"The switches change from {was} to {now} (no fabric of {was} holds {a.endpoints:,} ports in three "
+            "tiers): every switch is replaced and every link re-cabled."
         ]
     if a.kind != b.kind or a.planes != b.planes:
         return [
@@ -172,8 +194,8 @@ def _key(line: BomLine) -> tuple[str, str, str]:
 
 
 def added_lines(before: list[BomLine], after: list[BomLine]) -> tuple[list[BomLine], list[str]]:
-    """The lines `after` adds to `before` (quantity = what is added), and a word for any
-    part the larger design uses fewer of (kept as spares: nothing installed is removed)."""
+    """The lines `after` adds to `before` (quantity = what is added), and the parts the
+    larger design uses fewer of (kept in place or as spares: nothing installed is removed)."""
     had: dict[tuple[str, str, str], int] = {}
     for line in before:
         had[_key(line)] = had.get(_key(line), 0) + line.quantity
@@ -186,16 +208,7 @@ def added_lines(before: list[BomLine], after: list[BomLine]) -> tuple[list[BomLi
         elif more < 0:
             fewer.append(f"{-more:,} x {line.part_number} ({line.fabric})")
     fewer += [f"{n:,} x {key[2]} ({key[0]})" for key, n in had.items() if n]
-    notes = (
-        [
-            "The larger design, sized afresh, would use fewer of some parts than the installed one ("
-            + ", ".join(fewer)
-            + "); nothing installed is removed: they stay in place or become spares."
-        ]
-        if fewer
-        else []
-    )
-    return added, notes
+    return added, fewer
 
 
 def _cables(topology: Topology) -> int:
@@ -203,18 +216,18 @@ def _cables(topology: Topology) -> int:
 
 
 def step(
-    before: Layout,
-    after: Layout,
+    before: Sized,
+    after: Sized,
     bom_before: list[BomLine],
     bom_after: list[BomLine],
+    gpus: tuple[int, int],
     gpus_per_node: int,
 ) -> GrowthStep:
-    """What going from `before` to the larger `after` adds and re-cables."""
+    """What going from `before` (gpus[0] GPUs) to the larger `after` (gpus[1]) adds and re-cables."""
     b, a = before.topology, after.topology
     added, fewer = added_lines(bom_before, bom_after)
     priced = [line for line in added if not (line.included or line.reused)]
-    gpus_before = before.facts["gpu_count"]
-    gpus_after = after.facts["gpu_count"]
+    gpus_before, gpus_after = gpus
     return GrowthStep(
         gpus=gpus_after,
         gpus_added=gpus_after - gpus_before,
@@ -227,7 +240,8 @@ def step(
         cost_added_usd_low=round(sum(line.usd_low for line in priced)),
         cost_added_usd_high=round(sum(line.usd_high for line in priced)),
         added=added,
-        recabling=recabling(before, after) + fewer,
+        recabling=recabling(before, after),
+        fewer=fewer,
     )
 
 
@@ -293,7 +307,14 @@ def growth_of(candidate: Candidate, profile: WorkloadProfile, platform: Platform
     if next_nodes <= most:
         grown = at_nodes(profile, next_nodes)
         bigger = design(candidate.family, facts_for(grown, platform), grown, None, platform)
-        next_step = step(current, size(next_nodes), candidate.bill_of_materials, bigger.bill_of_materials, per_node)
+        next_step = step(
+            _sized(current),
+            Sized(bigger.fabric, bigger.topology),
+            candidate.bill_of_materials,
+            bigger.bill_of_materials,
+            (nodes * per_node, next_nodes * per_node),
+            per_node,
+        )
 
     tiers = current.topology.tiers
     cache: dict[int, Layout | None] = {nodes: current}
@@ -313,7 +334,7 @@ def growth_of(candidate: Candidate, profile: WorkloadProfile, platform: Platform
 
     def only_adds(n: int) -> bool:
         layout = sized(n)
-        return layout is not None and not recabling(current, layout)
+        return layout is not None and not recabling(_sized(current), _sized(layout))
 
     limit_nodes = _last_true(nodes, most, holds_tiers)
     keep_nodes = _last_true(nodes, limit_nodes, only_adds)
@@ -326,7 +347,7 @@ def growth_of(candidate: Candidate, profile: WorkloadProfile, platform: Platform
             "family holds the cluster."
         )
     elif next_tier is not None and beyond is not None and at_limit is not None:
-        change = recabling(at_limit, beyond)
+        change = recabling(_sized(at_limit), _sized(beyond))
         notes.append(
             f"Up to {limit_nodes * per_node:,} GPUs the fabric stays {tiers} tier(s) of "
             f"{current.switch.name if current.switch else 'no switch'}; at {next_tier:,} it becomes "
@@ -336,7 +357,7 @@ def growth_of(candidate: Candidate, profile: WorkloadProfile, platform: Platform
     else:
         notes.append(f"Up to the largest cluster sized ({most * per_node:,} GPUs) the fabric keeps its tiers.")
     past = sized(keep_nodes + 1) if keep_nodes < limit_nodes else None
-    why = recabling(current, past) if past is not None else []
+    why = recabling(_sized(current), _sized(past)) if past is not None else []
     notes.append(
         f"Adding only (nothing re-cabled) it grows to {keep_nodes * per_node:,} GPUs"
         + (f"; past that: {why[0]}" if why else ".")
@@ -374,3 +395,45 @@ def _no_fabric_yet(candidate: Candidate, profile: WorkloadProfile) -> Growth:
             "that size and every fabric family is weighed for it."
         ],
     )
+
+
+# ------------------------------------------------------------------------ expansion
+
+
+def expanded_profile(stored: Recommendation, gpus: int) -> WorkloadProfile:
+    """The stored design's profile at `gpus` GPUs, with its fabric kept: the fabric it was
+    built with becomes the stated preference, so the larger design is sized on it (the
+    servers stay as they are: `node_count` follows from the GPUs per server).
+
+    Raises ValueError when `gpus` does not exceed the stored design's GPUs."""
+    before = stored.profile.gpu_count or 1
+    if gpus <= before:
+        raise ValueError(
+            f"gpus: an expansion adds GPUs: the stored design has {before:,}, so ask for more than {before:,} "
+            f"(got {gpus:,}); to size a smaller cluster, ask for a new recommendation."
+        )
+    technology = str(stored.fabric.technology)
+    keep = Preference(technology) if technology in Preference.__members__ else stored.profile.prefer
+    return WorkloadProfile.model_validate(
+        {**stored.profile.model_dump(), "gpu_count": gpus, "node_count": None, "prefer": keep}
+    )
+
+
+def expansion(stored: Recommendation, bigger: Recommendation) -> tuple[GrowthStep, list[str]]:
+    """What the stored design's expansion to `bigger` adds, and notes on how it was designed."""
+    per_node = max(1, stored.profile.gpus_per_node or 1)
+    grown = step(
+        Sized(stored.fabric, stored.topology),
+        Sized(bigger.fabric, bigger.topology),
+        stored.bill_of_materials,
+        bigger.bill_of_materials,
+        (stored.profile.gpu_count or 1, bigger.profile.gpu_count or 1),
+        per_node,
+    )
+    notes = [
+        f"The larger design is sized with the same rules and switches, on the stored design's fabric "
+        f"({stored.fabric.name}); only what it adds to the stored bill of materials is listed.",
+    ]
+    if stored.topology.tiers == 0:
+        notes.append("The stored design has no compute fabric (one server or rack): the expansion builds the first.")
+    return grown, notes

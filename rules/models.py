@@ -783,6 +783,14 @@ class GrowthStep(_Model):
         description="What must be re-cabled or replaced to take the step; empty when it only adds.",
         examples=[["A third tier: every leaf-spine link is re-cabled into pods and 64 core switches are added."]],
     )
+    fewer: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Parts the larger design, sized afresh, uses fewer of than the installed one (another model of a "
+            "management switch, say): nothing installed is removed, they stay in place or become spares."
+        ),
+        examples=[["2 x MSN5400-HS2FC (in_band)"]],
+    )
 
 
 class Growth(_Model):
