@@ -78,3 +78,10 @@ def test_one_server_grows_into_its_first_fabric() -> None:
 def test_the_300k_a100_cost_sensitive_design_says_how_it_grows() -> None:
     rec = recommend(300_000, "A100", cost_sensitive=True)
     assert rec.growth is not None and rec.growth.tiers == rec.topology.tiers
+
+
+def test_b300_xdr_stays_two_tier_to_18_su() -> None:
+    """B300-XDR RA, Table 3: 18 SU (1,296 nodes, 10,368 GPUs) is still two tiers."""
+    growth = recommend(4608, "B300").growth
+    assert growth is not None
+    assert (growth.tiers, growth.tier_limit_gpus) == (2, 10368)
