@@ -825,7 +825,11 @@ class Growth(_Model):
         description="Largest size the fabric reaches by adding servers, switches and cables only, nothing re-cabled.",
         examples=[1024],
     )
-    notes: list[str] = Field(default_factory=list, description="How the figures were found, with sources.")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="How the figures were found, with sources.",
+        examples=[["Up to 2,048 GPUs the fabric stays 2 tier(s) of NVIDIA Quantum-2 QM9700; ..."]],
+    )
 
 
 class Expansion(_Model):
@@ -840,7 +844,11 @@ class Expansion(_Model):
         description="True when the expansion only adds: every existing switch and cable stays where it is.",
         examples=[True],
     )
-    notes: list[str] = Field(default_factory=list, description="How the expansion was designed.")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="How the expansion was designed.",
+        examples=[["The larger design is sized with the same rules and switches, on the stored design's fabric."]],
+    )
 
 
 class Recommendation(_Model):
