@@ -312,6 +312,54 @@ def _write_cabling(rec: Recommendation, path: Path) -> None:
 
 
 @app.command()
+def expand(
+    rec_id: Annotated[str, typer.Argument(metavar="ID", help="The stored design's id, e.g. r_3f9a0c12.")],
+    gpus: Annotated[int, typer.Option("--gpus", help="GPUs in the expanded cluster, in all.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the expansion as JSON.")] = False,
+) -> None:
+    """Grow a stored design to more GPUs: only what is added, and what must be re-cabled."""
+    from advisor import recommendations
+
+    try:
+        expanded = recommendations.expand(rec_id, gpus)
+    except ValidationError as exc:
+        raise UserError(_validation_line(exc)) from None
+    except ValueError as exc:
+        raise UserError(_validation_line_from_text(str(exc))) from None
+    if expanded is None:
+        raise UserError(f"ID: no stored design has the id {rec_id!r}; check the id you were given.")
+    if as_json:
+        _json(expanded)
+        return
+    out = _console()
+    step = expanded.step
+    lines = [
+        f"Expansion of {expanded.from_id}: {expanded.gpus_before:,} -> {step.gpus:,} GPUs "
+        f"(+{step.gpus_added:,}, {step.servers_added:,} server(s)); stored as {expanded.id}.",
+        f"Adds {step.switches_added:,} switch(es) ({step.leaf_switches_added:,} leaf, {step.spine_switches_added:,} "
+        f"spine, {step.core_switches_added:,} core) and {step.cables_added:,} compute cable(s); "
+        f"${step.cost_added_usd_low:,} - ${step.cost_added_usd_high:,}.",
+        *(f"  + {line.quantity:,} x {line.part_number} ({line.fabric} {line.category})" for line in step.added),
+        "Keeps every switch and cable where it is."
+        if expanded.keeps_cabling
+        else "Re-cabling needed:\n" + "\n".join(f"  - {why}" for why in step.recabling),
+        *(
+            ["Sized afresh, the larger design uses fewer of: " + ", ".join(step.fewer) + " (they stay or are spares)."]
+            if step.fewer
+            else []
+        ),
+    ]
+    for line in lines:
+        out.print(line, markup=False, highlight=False)
+
+
+def _validation_line_from_text(message: str) -> str:
+    """A rules message that names its field first ("gpus: ...") with the flag instead."""
+    head, colon, rest = message.partition(": ")
+    return f"--{head}: {rest}" if colon and head == "gpus" else message
+
+
+@app.command()
 def size(
     nodes: Annotated[int, typer.Option(min=1, help="GPU servers.")],
     gpus_per_node: Annotated[int, typer.Option(min=1, max=72, help="Compute ports (GPUs) per server.")] = 8,

@@ -11,8 +11,8 @@ from functools import lru_cache
 
 from advisor import store
 from advisor.quote import QuoteTerms, quoted
-from rules import engine
-from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+from rules import engine, growth
+from rules.models import Expansion, ProfileDraft, Recommendation, WorkloadProfile
 from rules.servers import resolve
 
 # Designs remembered per process (see `_designed`).
@@ -44,3 +44,24 @@ def _designed(profile_json: str) -> Recommendation:
 
 def get_recommendation(rec_id: str) -> Recommendation | None:
     return store.load(rec_id)
+
+
+def expand(rec_id: str, gpus: int) -> Expansion | None:
+    """The stored design `rec_id` grown to `gpus` GPUs in all: its fabric, switches and
+    cabling kept, only what is added listed (and what must be re-cabled, where the larger
+    size crosses a tier or switch boundary). The larger design is stored under its own id.
+    None when no design has that id; ValueError (naming `gpus`) when `gpus` does not
+    exceed the stored design's GPUs."""
+    stored = store.load(rec_id)
+    if stored is None:
+        return None
+    bigger = recommend(resolve(growth.expanded_profile(stored, gpus)))
+    added, notes = growth.expansion(stored, bigger)
+    return Expansion(
+        from_id=rec_id,
+        id=bigger.id or "",
+        gpus_before=stored.profile.gpu_count or 1,
+        step=added,
+        keeps_cabling=not added.recabling,
+        notes=notes,
+    )

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 import knowledge
 from advisor import dialogue, followup, stated, store, understand
 from advisor.models import Answer, AskKind, AskResult, DialogueContext, RelatedEntry
-from advisor.recommendations import MEMO_SIZE, complete_profile, get_recommendation, recommend
+from advisor.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.render import markdown
 from advisor.understand import Understanding, Want
 from extraction import Extraction, extract
@@ -34,6 +34,7 @@ __all__ = [
     "ask",
     "complete_profile",
     "design_reply",
+    "expand",
     "follow_up_answer",
     "get_recommendation",
     "recommend",

@@ -16,7 +16,7 @@ import knowledge
 from advisor import service
 from advisor.models import AskResult, DialogueContext
 from advisor.quote import QuoteTerms
-from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+from rules.models import Expansion, ProfileDraft, Recommendation, WorkloadProfile
 
 
 class AdvisorService(Protocol):
@@ -31,6 +31,7 @@ class AdvisorService(Protocol):
         context: DialogueContext | None = None,
     ) -> AskResult: ...
     def get_recommendation(self, rec_id: str) -> Recommendation | None: ...
+    def expand(self, rec_id: str, gpus: int) -> Expansion | None: ...
 
 
 class KnowledgeBase(Protocol):

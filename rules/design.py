@@ -106,39 +106,10 @@ def design(
     traffic every candidate is timed on (None for inference: no all-reduce); `platform` the
     record the engine resolved once (looked up from the GPU model when not given)."""
     platform = platform or platform_for(profile.gpu_model)
-    facts = {**facts, "fabric": family}
-    link_fired = evaluate("link", facts)
-    technology, requested = technology_for(family, decisions(link_fired))
-    link_gbps = min(requested, facts["nic_max_gbps"]) if requested else 0
-    facts.update(requested_gbps=requested, link_gbps=link_gbps)
-    topology_fired = evaluate("topology", facts)
-    kind = TopologyKind(decisions(topology_fired).get("topology", "fat_tree"))
-    option = options()[family]
-
-    if kind == TopologyKind.single_node:
-        topology = sizing.single_node(profile.gpu_count or 1, platform.scale_up.words)
-        fabric = Fabric(
-            technology=technology, name=fabric_name(technology, 0, facts), link_gbps=0, latency_us=option.latency_us
-        )
-        switch_model = None
-    else:
-        topology, switch, _ = _size(kind, technology, link_gbps, facts, profile)
-        if _twin_planes(technology, link_gbps, topology, platform):
-            topology, switch = _twin_plane_fabric(profile.node_count or 1, facts["compute_ports_per_node"])
-        if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
-            _rack_units(topology, facts)
-        nic = None if platform.assumed else platform.compute_nic
-        fabric = Fabric(
-            technology=technology,
-            name=fabric_name(technology, link_gbps)
-            + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else ""),
-            link_gbps=link_gbps,
-            switch_model=switch.name,
-            switch_radix=topology.radix,
-            nic_model=nic if facts["needs_compute_fabric"] else None,
-            latency_us=option.latency_us,
-        )
-        switch_model = switch.model
+    layout = laid_out(family, facts, profile, platform)
+    facts, technology, link_gbps = layout.facts, layout.technology, layout.link_gbps
+    option, topology, fabric = layout.option, layout.topology, layout.fabric
+    switch_model = layout.switch.model if layout.switch else None
     bom, cost = pricing.priced(
         technology,
         switch_model,
@@ -180,9 +151,62 @@ def design(
         allreduce=allreduce,
         message_bytes=job.message_bytes if job else None,
         step=step,
-        fired=link_fired + topology_fired,
+        fired=layout.fired,
         notes=list(topology.notes),
     )
+
+
+@dataclass
+class Layout:
+    """A family's fabric laid out and sized, before it is priced and built: the facts with
+    the link decided, the technology, link speed, topology and switch, and the rules that
+    fired. `design` prices and builds it; growth sizes larger clusters with it."""
+
+    facts: dict[str, Any]
+    technology: Technology
+    link_gbps: int
+    option: Option
+    topology: Topology
+    switch: catalogue.Switch | None
+    fabric: Fabric
+    fired: list[Fired]
+
+
+def laid_out(family: str, facts: dict[str, Any], profile: WorkloadProfile, platform: Platform) -> Layout:
+    """The link, topology and switch counts `design` builds for a family, without pricing."""
+    facts = {**facts, "fabric": family}
+    link_fired = evaluate("link", facts)
+    technology, requested = technology_for(family, decisions(link_fired))
+    link_gbps = min(requested, facts["nic_max_gbps"]) if requested else 0
+    facts.update(requested_gbps=requested, link_gbps=link_gbps)
+    topology_fired = evaluate("topology", facts)
+    kind = TopologyKind(decisions(topology_fired).get("topology", "fat_tree"))
+    option = options()[family]
+
+    if kind == TopologyKind.single_node:
+        topology = sizing.single_node(profile.gpu_count or 1, platform.scale_up.words)
+        fabric = Fabric(
+            technology=technology, name=fabric_name(technology, 0, facts), link_gbps=0, latency_us=option.latency_us
+        )
+        switch = None
+    else:
+        topology, switch, _ = _size(kind, technology, link_gbps, facts, profile)
+        if _twin_planes(technology, link_gbps, topology, platform):
+            topology, switch = _twin_plane_fabric(profile.node_count or 1, facts["compute_ports_per_node"])
+        if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
+            _rack_units(topology, facts)
+        nic = None if platform.assumed else platform.compute_nic
+        fabric = Fabric(
+            technology=technology,
+            name=fabric_name(technology, link_gbps)
+            + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else ""),
+            link_gbps=link_gbps,
+            switch_model=switch.name,
+            switch_radix=topology.radix,
+            nic_model=nic if facts["needs_compute_fabric"] else None,
+            latency_us=option.latency_us,
+        )
+    return Layout(facts, technology, link_gbps, option, topology, switch, fabric, link_fired + topology_fired)
 
 
 RACKS_PER_SU = 8  # NVIDIA DGX SuperPOD GB200 RA: a scalable unit is 8 DGX GB200 racks (576 GPUs)
@@ -281,7 +305,14 @@ def _size(
     if kind == TopologyKind.dragonfly_plus:
         clos, clos_switch, _ = _size(TopologyKind.fat_tree, technology, link_gbps, facts, profile)
         if clos.kind != TopologyKind.dragonfly_plus:
-            dragonfly = sizing.size_dragonfly_plus(endpoints, switches[0].radix_at(link_gbps), link_gbps)
+            fitted = _dragonfly_plus_fitting(switches, endpoints, link_gbps)
+            if fitted is None:
+                clos.notes.append(
+                    f"Dragonfly+ was considered, but no switch of the family holds {endpoints:,} ports in one "
+                    "(the groups would outnumber a group's global links), so the Clos is kept."
+                )
+                return clos, clos_switch, clos.notes
+            dragonfly, dragonfly_switch = fitted
             if _gear(dragonfly) >= _gear(clos):
                 clos.notes.append(
                     f"Dragonfly+ was sized too ({dragonfly.total_switches:,} switches, {dragonfly.total_cables:,} "
@@ -296,7 +327,7 @@ def _size(
                 f"{clos.total_cables - dragonfly.total_cables:,} cables, for "
                 f"{dragonfly.bisection_gbps / (endpoints * link_gbps / 2):.0%} of full bisection."
             )
-            return dragonfly, switches[0], dragonfly.notes
+            return dragonfly, dragonfly_switch, dragonfly.notes
     small = _smallest_single_switch(technology, link_gbps, endpoints)
     if small is not None and kind != TopologyKind.dragonfly_plus:
         topology = _one_kind(kind, technology, small.radix_at(link_gbps), link_gbps, endpoints, profile)
@@ -327,6 +358,20 @@ def _size(
         return topology, switches[-1], topology.notes
     assert last_error is not None  # the loop ran: every family has a switch
     raise last_error  # pragma: no cover - Dragonfly+ sizing raised itself
+
+
+def _dragonfly_plus_fitting(
+    switches: tuple[catalogue.Switch, ...], endpoints: int, link_gbps: int
+) -> tuple[Topology, catalogue.Switch] | None:
+    """The Dragonfly+ of the first of the family's switches (by radix, the family's own
+    first) that holds every port, or None when none does (a 40-port HDR switch holds at
+    most 160,400 endpoints: 300,000 A100 ports need a higher-radix switch)."""
+    for switch in switches:
+        try:
+            return sizing.size_dragonfly_plus(endpoints, switch.radix_at(link_gbps), link_gbps), switch
+        except sizing.FabricTooLarge:
+            continue
+    return None
 
 
 def _gear(topology: Topology) -> int:

@@ -17,6 +17,7 @@ from knowledge import fabric_settings
 from rules import pricing, sizing, traffic
 from rules.design import Candidate, design, fabric_ports
 from rules.facts import derive, pct, platform_facts, usd, usd_range
+from rules.growth import growth_of
 from rules.models import (
     Alternative,
     Considered,
@@ -88,6 +89,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         explanation=explanation,
         considered=considered,
         warnings=warnings,
+        growth=growth_of(designed[final], profile, platform),
     )
 
 

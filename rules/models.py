@@ -759,6 +759,98 @@ class Quote(_Model):
     )
 
 
+class GrowthStep(_Model):
+    """What going from one size of a design to a larger one adds, with the same fabric and
+    switches: the switches, cables and parts added, their cost, and what must be re-cabled
+    (empty when the step only adds)."""
+
+    gpus: int = Field(ge=1, description="GPUs after the step.", examples=[1280])
+    gpus_added: int = Field(ge=0, description="GPUs the step adds.", examples=[256])
+    servers_added: int = Field(ge=0, description="GPU servers (or NVL72 racks) the step adds.", examples=[32])
+    leaf_switches_added: int = Field(description="Leaf switches added.", examples=[8])
+    spine_switches_added: int = Field(description="Spine switches added.", examples=[4])
+    core_switches_added: int = Field(description="Core switches added.", examples=[0])
+    switches_added: int = Field(description="Compute-fabric switches added, every tier.", examples=[12])
+    cables_added: int = Field(description="Compute-fabric cables added, every tier.", examples=[512])
+    cost_added_usd_low: int = Field(description="Price of the added parts, low end (USD).", examples=[610_000])
+    cost_added_usd_high: int = Field(description="Price of the added parts, high end (USD).", examples=[1_050_000])
+    added: list[BomLine] = Field(
+        default_factory=list,
+        description="The bill-of-materials lines the step adds, each with the quantity added (every network).",
+    )
+    recabling: list[str] = Field(
+        default_factory=list,
+        description="What must be re-cabled or replaced to take the step; empty when it only adds.",
+        examples=[["A third tier: every leaf-spine link is re-cabled into pods and 64 core switches are added."]],
+    )
+    fewer: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Parts the larger design, sized afresh, uses fewer of than the installed one (another model of a "
+            "management switch, say): nothing installed is removed, they stay in place or become spares."
+        ),
+        examples=[["2 x MSN5400-HS2FC (in_band)"]],
+    )
+
+
+class Growth(_Model):
+    """How the design grows: what its next scalable unit adds, where it needs another tier,
+    and how far it grows by adding alone. Every figure comes from sizing the larger cluster
+    with the same functions the design was sized with."""
+
+    unit: str = Field(
+        description="The design's growth unit, in words.",
+        examples=["one scalable unit: 32 servers (256 GPUs), one leaf per rail"],
+    )
+    unit_gpus: int = Field(ge=1, description="GPUs in one growth unit.", examples=[256])
+    tiers: int = Field(ge=0, le=3, description="Switch tiers of the design as it is.", examples=[2])
+    next_step: GrowthStep | None = Field(
+        default=None, description="The next unit: what it adds (null when the design is at the largest size)."
+    )
+    tier_limit_gpus: int | None = Field(
+        default=None,
+        description="Most GPUs this fabric (same switch, same topology) holds in its current number of tiers.",
+        examples=[2048],
+    )
+    next_tier_gpus: int | None = Field(
+        default=None,
+        description=(
+            "The GPU count at which the fabric must change: a third tier for a two-tier fabric, another switch "
+            "or topology past three tiers (null when none is reached up to the largest cluster sized)."
+        ),
+        examples=[2304],
+    )
+    grows_without_recabling_to_gpus: int = Field(
+        ge=0,
+        description="Largest size the fabric reaches by adding servers, switches and cables only, nothing re-cabled.",
+        examples=[1024],
+    )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="How the figures were found, with sources.",
+        examples=[["Up to 2,048 GPUs the fabric stays 2 tier(s) of NVIDIA Quantum-2 QM9700; ..."]],
+    )
+
+
+class Expansion(_Model):
+    """A stored design grown to more GPUs: its switches and cabling kept, only what is
+    added listed; the larger design stored under its own id."""
+
+    from_id: str = Field(description="The stored design that was expanded.", examples=["r_3f9a0c12"])
+    id: str = Field(description="The id the expanded design is stored under.", examples=["r_9b1e22d0"])
+    gpus_before: int = Field(ge=1, description="GPUs of the stored design.", examples=[1024])
+    step: GrowthStep = Field(description="What the expansion adds, and what must be re-cabled.")
+    keeps_cabling: bool = Field(
+        description="True when the expansion only adds: every existing switch and cable stays where it is.",
+        examples=[True],
+    )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="How the expansion was designed.",
+        examples=[["The larger design is sized with the same rules and switches, on the stored design's fabric."]],
+    )
+
+
 class Recommendation(_Model):
     id: str | None = Field(default=None, description="Shareable id once stored.", examples=["r_3f9a0c12"])
     profile: WorkloadProfile
@@ -796,3 +888,6 @@ class Recommendation(_Model):
     )
     quote: Quote | None = Field(default=None, description="The quote's terms (set when stored).")
     racks: Racks | None = Field(default=None, description="Racks and network power (set when stored).")
+    growth: Growth | None = Field(
+        default=None, description="What the next scalable unit adds and where the next tier boundary is."
+    )

@@ -14,13 +14,19 @@ from tests.servers import API_KEY, VENV_BIN
 
 # Schemathesis settings. Schema-valid profiles that break a cross-field rule (10 GPUs on
 # 3 nodes) are refused with 422, which JSON Schema cannot express: for that operation a
-# 422 counts as accepting positive data.
+# 422 counts as accepting positive data. The same for an expansion: `gpus` must exceed the
+# stored design's, which the schema cannot know.
 SCHEMATHESIS_TOML = """
 [generation]
 max-examples = {max_examples}
 
 [[operations]]
 include-path = "/v1/recommendations"
+include-method = "POST"
+checks.positive_data_acceptance.expected-statuses = ["2xx", 401, 404, 422]
+
+[[operations]]
+include-path = "/v1/recommendations/{{rec_id}}/expand"
 include-method = "POST"
 checks.positive_data_acceptance.expected-statuses = ["2xx", 401, 404, 422]
 

@@ -290,3 +290,36 @@ def test_ask_renders_markdown_for_the_terminal():
     assert result.returncode == 0, result.stderr
     assert "**" not in result.stdout and "_Source:" not in result.stdout
     assert "Source" in result.stdout
+
+
+def _stored_id(*profile: str) -> str:
+    result = cli("recommend", "--workload", "training", *profile, "--json")
+    assert result.returncode == 0, result.stderr
+    return str(json.loads(result.stdout)["id"])
+
+
+def test_expand_lists_what_the_next_su_adds_and_the_larger_design_id():
+    rec_id = _stored_id("--gpus", "1024", "--gpu-model", "B200")
+    result = cli("expand", rec_id, "--gpus", "1280", "--json")
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["from_id"] == rec_id and body["id"] != rec_id
+    assert body["step"]["leaf_switches_added"] == 8
+    printed = cli("expand", rec_id, "--gpus", "1280", env=_wide_env())
+    assert printed.returncode == 0, printed.stderr
+    assert "1,024 -> 1,280 GPUs" in printed.stdout and body["id"] in printed.stdout
+
+
+@pytest.mark.parametrize(("gpus", "says"), [("1024", "more than 1,024"), ("0", "--gpus")])
+def test_expand_to_no_more_gpus_is_exit_code_2_naming_the_flag(gpus, says):
+    rec_id = _stored_id("--gpus", "1024", "--gpu-model", "B200")
+    result = cli("expand", rec_id, "--gpus", gpus)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], result.stderr
+
+
+def test_expand_an_unknown_id_is_exit_code_2():
+    result = cli("expand", "r_000000000000", "--gpus", "2048")
+    assert result.returncode == 2
+    assert "r_000000000000" in result.stderr

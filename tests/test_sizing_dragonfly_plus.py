@@ -2,6 +2,8 @@
 
 import pytest
 
+from rules import engine
+from rules.models import WorkloadProfile
 from rules.sizing import FabricTooLarge, dragonfly_plus_capacity, size_dragonfly_plus
 
 
@@ -37,3 +39,16 @@ def test_capacity_is_hosts_per_group_times_groups():
     with pytest.raises(FabricTooLarge) as raised:
         size_dragonfly_plus(1024 * 1025 + 1, radix=64, link_gbps=400)
     assert "1,049,600" in str(raised.value)
+
+
+def test_a_cluster_past_the_first_switchs_dragonfly_limit_is_still_designed():
+    """300,000 cost-sensitive A100 GPUs: the HDR family's 40-port switch holds at most
+    160,400 endpoints in a Dragonfly+, which used to raise inside the engine; the
+    Dragonfly+ step now sizes with the family's first switch that holds every port, or
+    keeps the Clos and says why."""
+    rec = engine.recommend(
+        WorkloadProfile(workload="training", gpu_count=300_000, gpu_model="A100", cost_sensitive=True)
+    )
+    assert rec.topology.endpoints == 300_000
+    assert rec.topology.total_switches > 0
+    assert dragonfly_plus_capacity(40) < 300_000  # the switch the old code insisted on

@@ -19,7 +19,7 @@ from advisor.render.markdown import (
     workload_line,
 )
 from advisor.render.wording import customer
-from rules.models import Recommendation, Topology
+from rules.models import Growth, Recommendation, Topology
 
 
 def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> Group:
@@ -33,6 +33,8 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> 
     summary.add_row("Switches", switches_line(t))
     summary.add_row("Cables", cables_line(t))
     summary.add_row("Network cost", cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high))
+    if rec.growth is not None:
+        summary.add_row("Growth", growth_line(rec.growth))
     if rec.cost.by_fabric:
         summary.add_row("By network", "; ".join(fabric_lines(rec.cost)))
     if perf.allreduce_ms is not None:
@@ -183,3 +185,21 @@ def topology_view(t: Topology) -> Table:
 
 def print_view(view: RenderableType, console: Console | None = None) -> None:
     (console or Console()).print(view)
+
+
+def growth_line(growth: Growth) -> str:
+    """The next unit, the tier boundary and the re-cabling limit, in one line."""
+    parts = []
+    step = growth.next_step
+    if step is not None:
+        parts.append(
+            f"next unit to {step.gpus:,} GPUs adds {step.switches_added:,} switch(es), "
+            f"{cost_range(step.cost_added_usd_low, step.cost_added_usd_high)}"
+            + ("" if not step.recabling else " and re-cabling")
+        )
+    if growth.tier_limit_gpus is not None and growth.next_tier_gpus is not None:
+        parts.append(f"{growth.tiers} tier(s) up to {growth.tier_limit_gpus:,} GPUs")
+    elif growth.next_tier_gpus is not None:
+        parts.append(f"a compute fabric from {growth.next_tier_gpus:,} GPUs")
+    parts.append(f"adds without re-cabling up to {growth.grows_without_recabling_to_gpus:,} GPUs")
+    return "; ".join(parts)

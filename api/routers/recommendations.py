@@ -12,7 +12,7 @@ from fastapi import APIRouter, Body, HTTPException, Path, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor import feedback
 from advisor.quote import RecommendationRequest
@@ -26,7 +26,7 @@ from api import offload
 from api.deps import Service
 from api.schemas import Problem, ValidationProblem, json_error, json_model
 from core.settings import settings
-from rules.models import Recommendation
+from rules.models import MAX_GPUS, Expansion, Recommendation
 
 router = APIRouter(prefix="/v1/recommendations", tags=["recommendations"])
 
@@ -290,6 +290,69 @@ async def post_feedback(
     book versions it was made from, for the team that maintains them."""
     filed = await run_in_threadpool(feedback.file, _stored(service, rec_id), body.reason)
     return json_model(filed, status_code=201)
+
+
+class ExpandRequest(BaseModel):
+    """How large the expanded cluster is."""
+
+    model_config = ConfigDict(extra="forbid")
+    gpus: int = Field(
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs in the expanded cluster, in all: more than the stored design has.",
+        examples=[1280],
+    )
+
+
+@router.post(
+    "/{rec_id}/expand",
+    status_code=201,
+    response_model=Expansion,
+    summary="Expand a stored design to more GPUs",
+    responses={
+        201: {
+            "description": "What the expansion adds; the larger design is stored, `Location` is where to fetch it.",
+            "headers": {
+                "Location": {
+                    "description": "Path of the expanded design.",
+                    "schema": {"type": "string", "example": "/v1/recommendations/r_9b1e22d0"},
+                }
+            },
+        },
+        404: {"model": Problem, "description": "No recommendation has this id."},
+        413: {"model": Problem, "description": "Body over 64 KiB."},
+        422: {
+            "model": ValidationProblem,
+            "description": "`gpus` is missing, out of range, or not more than the stored design's GPUs.",
+        },
+    },
+)
+async def expand_recommendation(
+    rec_id: RecId,
+    body: Annotated[
+        ExpandRequest,
+        Body(openapi_examples={"one more SU": {"summary": "From 1,024 to 1,280 GPUs", "value": {"gpus": 1280}}}),
+    ],
+    service: Service,
+    request: Request,
+) -> Response:
+    """Grow a stored design to `gpus` GPUs in all, keeping its fabric, switches and
+    cabling: the answer lists only the parts added (bill-of-materials lines with the
+    quantity added), the switches, cables and cost added, and what must be re-cabled
+    where the larger size crosses a tier or switch boundary. The larger design is stored
+    under its own id."""
+    try:
+        expanded = await offload.run(request, service.expand, rec_id, body.gpus)
+    except ValidationError as exc:  # the larger profile does not fit the server it names
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
+    except ValueError as exc:  # not more GPUs than stored
+        raise RequestValidationError(
+            [{"type": "value_error", "loc": ("body", "gpus"), "msg": str(exc), "input": body.gpus}]
+        ) from None
+    if expanded is None:
+        _stored(service, rec_id)  # raises the 404 with its words
+    assert expanded is not None
+    return json_model(expanded, status_code=201, headers={"Location": f"{router.prefix}/{expanded.id}"})
 
 
 def _stored(service: Service, rec_id: str) -> Recommendation:
