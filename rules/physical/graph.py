@@ -4,7 +4,8 @@ The sizing formulas (rules/sizing/fabric.py) say how many leaves, spines and cor
 fabric needs. This module takes those counts as the design's claim and wires the fabric
 port by port, the way an installer would: rail r of every node of scalable unit s to
 leaf (s, r); each leaf's uplinks spread in turn over the spines of its group (two tiers)
-or its pod (three tiers, pods of radix/2 leaves); spine j of every pod to core plane j.
+or its pod (three tiers, pods of radix/2 leaves); spine j of every pod to core plane j,
+planes sharing core switches in groups where one plane alone would leave core ports free.
 It never calls the count formulas: what the graph holds is read back from it (switches,
 cables per tier, bisection by max-flow) and checked (rules/physical/checks.py), so a
 count that cannot be wired shows up as a port used twice or a switch over its radix.
@@ -445,35 +446,66 @@ def _upper_tiers(
                 )
     if not layout.cores:
         return
-    planes = layout.leaf_uplinks  # spine j of every pod joins core plane j
-    per_plane = layout.cores // planes
-    if per_plane < 1 or layout.cores % planes:
-        raise NotWirable(f"{layout.cores} cores do not split into {planes} core planes")
-    plane_cables = [0] * planes
-    core_ports = [0] * layout.cores
+    for cores, cables in _core_groups(layout, spine_down):
+        count = len(cores)
+        core_ports = [0] * count
+        for position, (spine, up) in enumerate(cables):
+            i = position % count  # a spine's uplinks are consecutive: they meet consecutive cores
+            core = cores.start + i
+            port = core_ports[i]
+            core_ports[i] += 1
+            yield Link(
+                "spine-core",
+                spine_name(layout, spine, plane),
+                layout.radix // 2 + up,
+                core_name(layout, core, plane),
+                port,
+                g,
+                plane,
+                floor.run_m(sr[spine], cr[core]),
+                media["spine-core"],
+            )
+
+
+def _core_planes(layout: Layout, spine_down: list[int]) -> list[list[tuple[int, int]]]:
+    """The (spine, uplink) cables of each core plane: spine j of every full pod sends its
+    uplinks to plane j; a partial pod's uplinks go to the planes in turn."""
+    planes: list[list[tuple[int, int]]] = [[] for _ in range(layout.leaf_uplinks)]
     for leaves, spines in _pods(layout):
         full = len(leaves) == layout.radix // 2
-        offset = 0  # a partial pod's uplinks spread over every plane, in turn
+        n = 0
         for j, spine in enumerate(spines):
-            up_first = layout.radix // 2
-            for u in range(spine_down[spine]):
-                k = j % planes if full else (offset + u) % planes
-                core = k * per_plane + plane_cables[k] % per_plane
-                plane_cables[k] += 1
-                port = core_ports[core]
-                core_ports[core] += 1
-                yield Link(
-                    "spine-core",
-                    spine_name(layout, spine, plane),
-                    up_first + u,
-                    core_name(layout, core, plane),
-                    port,
-                    g,
-                    plane,
-                    floor.run_m(sr[spine], cr[core]),
-                    media["spine-core"],
-                )
-            offset += spine_down[spine]
+            for up in range(spine_down[spine]):
+                planes[j % len(planes) if full else n % len(planes)].append((spine, up))
+                n += 1
+    return planes
+
+
+def _core_groups(layout: Layout, spine_down: list[int]) -> list[tuple[range, list[tuple[int, int]]]]:
+    """The core switches split into groups of consecutive planes that share them: the most
+    groups (a divisor of the planes) whose cables fit the stated cores split evenly over
+    them. Within a group the cables go plane by plane, pod by pod, to its cores in turn, so
+    every core takes cables from every pod and a spine's uplinks spread over the group's
+    cores (unevenly where they do not divide: some pairs get one cable more)."""
+    planes = _core_planes(layout, spine_down)
+    count = len(planes)
+    for groups in sorted({d for d in range(1, count + 1) if count % d == 0}, reverse=True):
+        if groups > layout.cores:
+            continue
+        size = count // groups
+        base, extra = divmod(layout.cores, groups)
+        split, first = [], 0
+        for g in range(groups):
+            cores = range(first, first + base + (1 if g < extra else 0))
+            first = cores.stop
+            cables = [c for plane in planes[g * size : (g + 1) * size] for c in plane]
+            split.append((cores, cables))
+        if all(len(cables) <= len(cores) * layout.radix for cores, cables in split):
+            return split
+    raise NotWirable(
+        f"{layout.cores} core switches of {layout.radix} ports cannot take "
+        f"{sum(len(p) for p in planes):,} spine uplinks"
+    )
 
 
 def tier_runs(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, float]:
