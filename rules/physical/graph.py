@@ -78,6 +78,12 @@ class Layout:
     leaf_uplinks: int
     planes: int = 1
     twin_port_hosts: bool = False
+    upper_radix: int = 0  # spines' and cores' ports where another switch than the leaves, else 0
+
+    @property
+    def spine_radix(self) -> int:
+        """Ports of a spine or core switch (the leaves' radix unless the topology names another)."""
+        return self.upper_radix or self.radix
 
     @property
     def tiers(self) -> int:
@@ -162,6 +168,7 @@ class Layout:
                 leaf_uplinks=leaf_uplinks,
                 planes=planes,
                 twin_port_hosts=twin,
+                upper_radix=topology.spine_radix or 0,
             )
         per_node = ports_per_node or (platform.network("compute").ports or 1) * trays
         if per_node % trays:
@@ -188,6 +195,7 @@ class Layout:
             leaf_uplinks=leaf_uplinks,
             planes=planes,
             twin_port_hosts=twin,
+            upper_radix=topology.spine_radix or 0,
         )
 
 
@@ -402,7 +410,7 @@ def _pods(layout: Layout) -> list[tuple[range, range]]:
     uplinks, the last pod the spines left."""
     if layout.tiers == 2:
         return [(range(layout.leaves), range(layout.spines))]
-    h = layout.radix // 2
+    h = layout.spine_radix // 2
     pods = []
     spine = 0
     for first in range(0, layout.leaves, h):
@@ -457,7 +465,7 @@ def _upper_tiers(
             yield Link(
                 "spine-core",
                 spine_name(layout, spine, plane),
-                layout.radix // 2 + up,
+                layout.spine_radix // 2 + up,
                 core_name(layout, core, plane),
                 port,
                 g,
@@ -472,7 +480,7 @@ def _core_planes(layout: Layout, spine_down: list[int]) -> list[list[tuple[int, 
     uplinks to plane j; a partial pod's uplinks go to the planes in turn."""
     planes: list[list[tuple[int, int]]] = [[] for _ in range(layout.leaf_uplinks)]
     for leaves, spines in _pods(layout):
-        full = len(leaves) == layout.radix // 2
+        full = len(leaves) == layout.spine_radix // 2
         n = 0
         for j, spine in enumerate(spines):
             for up in range(spine_down[spine]):
@@ -500,10 +508,10 @@ def _core_groups(layout: Layout, spine_down: list[int]) -> list[tuple[range, lis
             first = cores.stop
             cables = [c for plane in planes[g * size : (g + 1) * size] for c in plane]
             split.append((cores, cables))
-        if all(len(cables) <= len(cores) * layout.radix for cores, cables in split):
+        if all(len(cables) <= len(cores) * layout.spine_radix for cores, cables in split):
             return split
     raise NotWirable(
-        f"{layout.cores} core switches of {layout.radix} ports cannot take "
+        f"{layout.cores} core switches of {layout.spine_radix} ports cannot take "
         f"{sum(len(p) for p in planes):,} spine uplinks"
     )
 
@@ -578,9 +586,9 @@ def build_graph(layout: Layout, floor: Floor, switch_units: float = 1) -> nx.Mul
         for i in range(layout.leaves):
             graph.add_node(leaf_name(layout, i, plane), kind="leaf", ports=layout.radix, plane=plane)
         for i in range(layout.spines):
-            graph.add_node(spine_name(layout, i, plane), kind="spine", ports=layout.radix, plane=plane)
+            graph.add_node(spine_name(layout, i, plane), kind="spine", ports=layout.spine_radix, plane=plane)
         for i in range(layout.cores):
-            graph.add_node(core_name(layout, i, plane), kind="core", ports=layout.radix, plane=plane)
+            graph.add_node(core_name(layout, i, plane), kind="core", ports=layout.spine_radix, plane=plane)
     for h in range(layout.hosts):
         graph.add_node(
             host_name(layout, h), kind="host", ports=layout.ports_per_host * layout.planes, rack=placement.host_racks[h]

@@ -180,6 +180,9 @@ def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
     Where the cables are not a whole number of switches one core switch is part-used,
     and the notes say so. That holds up to radix x h leaves (radix pods).
 
+    `radix` is the spines' and cores' port count (the leaves' may differ: Quantum-2
+    leaves under Quantum-X800 spines, `size_rail_optimized`'s `spine_radix`).
+
     Returns None when even three tiers cannot join that many leaves.
     """
     k = radix
@@ -466,6 +469,7 @@ def size_rail_optimized(
     reserved_endpoints: int = 1,
     fabric_manager_cables: int = 4,
     compare_smaller: bool = True,
+    spine_radix: int | None = None,
 ) -> Topology:
     """The NVIDIA DGX SuperPOD compute fabric: one leaf per rail per scalable unit (SU).
 
@@ -495,10 +499,17 @@ def size_rail_optimized(
 
     Endpoints are the GPU ports (nodes x rails); the fabric-manager cables are counted
     in the node-leaf cables. Raises FabricTooLarge past three tiers.
+
+    `spine_radix`: the spines' and cores' ports where they are another switch than the
+    leaves (Quantum-2 QM9700 leaves under NDR hosts, Quantum-X800 Q3400 spines and cores
+    running NDR: NVIDIA's ConnectX-7 firmware release notes v28.47.1026, known issue
+    4705241, "When Quantum-2 is part of an XDR topology, serving as a leaf switch connected
+    to NDR-based hosts"). SUs and leaves follow the leaf's radix, pods and core the spine's.
     """
     _check_radix(radix)
     _check_positive(nodes=nodes, rails=rails, link_gbps=link_gbps)
     k = radix
+    ks = spine_radix or radix
     per_su = nodes_per_su or k // 2
     if 2 * per_su > k:
         raise ValueError(
@@ -516,7 +527,7 @@ def size_rail_optimized(
     manager_cables = min(fabric_manager_cables, rails) if manager_slot and slots > nodes else 0
     leaves = rails * sus
     endpoints = nodes * rails
-    clos = _clos_above_leaves(leaves, per_su, k)
+    clos = _clos_above_leaves(leaves, per_su, ks)
     if clos is None:
         max_nodes = rail_optimized_capacity(rails, k, per_su)
         raise FabricTooLarge(
@@ -553,8 +564,8 @@ def size_rail_optimized(
             f"The last SU is partly filled ({slots - taken} empty slot(s)); "
             "its leaves and leaf-spine cables are still built, as NVIDIA's reference asks."
         )
-    if clos.tiers == 3 and (k // 2) % rails == 0:
-        notes.append(f"Each pod of {k // 2} leaves is {(k // 2) // rails} whole SU(s), all rails.")
+    if clos.tiers == 3 and (ks // 2) % rails == 0:
+        notes.append(f"Each pod of {ks // 2} leaves is {(ks // 2) // rails} whole SU(s), all rails.")
     topology = Topology(
         kind=TopologyKind.rail_optimized,
         tiers=clos.tiers,
@@ -564,23 +575,40 @@ def size_rail_optimized(
         leaf_switches=leaves,
         spine_switches=clos.spines,
         core_switches=clos.cores,
+        spine_radix=spine_radix if ks != k else None,
         scalable_units=sus,
         cables=_cable_tiers(link_gbps, endpoints + manager_cables, clos.leaf_spine_cables, clos.spine_core_cables),
         bisection_gbps=endpoints * link_gbps / 2,
         notes=notes,
     )
     if compare_smaller and sus > 1 and nodes < slots:
-        topology.notes.append(_boundary_note(topology, nodes, per_su, rails, k, link_gbps, reserved_endpoints))
+        topology.notes.append(
+            _boundary_note(topology, nodes, per_su, rails, k, link_gbps, reserved_endpoints, spine_radix)
+        )
     return topology
 
 
 def _boundary_note(
-    topology: Topology, nodes: int, per_su: int, rails: int, k: int, link_gbps: int, reserved: int
+    topology: Topology,
+    nodes: int,
+    per_su: int,
+    rails: int,
+    k: int,
+    link_gbps: int,
+    reserved: int,
+    spine_radix: int | None = None,
 ) -> str:
     """What the nodes past the last full SU cost, against the nearest smaller design."""
     smaller_nodes = (topology.scalable_units or 1) * per_su - per_su
     smaller = size_rail_optimized(
-        smaller_nodes, rails, k, link_gbps, per_su, reserved_endpoints=reserved, compare_smaller=False
+        smaller_nodes,
+        rails,
+        k,
+        link_gbps,
+        per_su,
+        reserved_endpoints=reserved,
+        compare_smaller=False,
+        spine_radix=spine_radix,
     )
     extra_nodes = nodes - smaller_nodes
     extra_switches = topology.total_switches - smaller.total_switches
