@@ -131,7 +131,8 @@ def design(
         fabric = Fabric(
             technology=technology,
             name=fabric_name(technology, link_gbps)
-            + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else ""),
+            + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else "")
+            + _spines_named(topology),
             link_gbps=link_gbps,
             switch_model=switch.name,
             switch_radix=topology.radix,
@@ -338,6 +339,14 @@ MIXED_SOURCE = (
     '"When Quantum-2 is part of an XDR topology, serving as a leaf switch connected to NDR-based hosts, '
     'a bandwidth degradation of approximately 3-7 Gb/s is expected"'
 )
+
+
+def _spines_named(topology: Topology) -> str:
+    """The words for spines and core of another model than the leaves, else nothing."""
+    if not topology.spine_switch:
+        return ""
+    spine = next((s for s in catalogue.switches() if s.model == topology.spine_switch), None)
+    return f", {spine.name if spine else topology.spine_switch} spines and core above the leaves"
 
 
 def _ndr_leaves_under(

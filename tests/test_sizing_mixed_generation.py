@@ -87,3 +87,19 @@ def test_xdr_hosts_keep_quantum_x800_in_every_tier():
     rec = recommend(WorkloadProfile(workload="training", node_count=576, gpu_model="B300"))
     assert rec.topology.spine_switch is None
     assert (rec.topology.leaf_switches, rec.topology.spine_switches) == (64, 36)
+
+
+def test_quantum_x800_spines_take_their_own_rack_height_on_the_floor():
+    from rules.physical.build import physical_build
+    from rules.physical.graph import place
+
+    topology = size_rail_optimized(3000, spine_radix=144)
+    platform = platform_for("H100")
+    mixed = topology.model_copy(update={"spine_switch": "Q3400"})
+    built = physical_build(mixed.model_dump_json(), platform, 8, True, "QM9700", None)
+    same = physical_build(topology.model_dump_json(), platform, 8, True, "QM9700", None)
+    assert built is not None and same is not None
+    assert built.layout.upper_units == 4 and same.layout.upper_units == 0  # Q3400 is 4U, QM9700 1U
+    racks = {r for r in place(built.layout, built.floor, built.switch_units).spine_racks}
+    racks_1u = {r for r in place(same.layout, same.floor, same.switch_units).spine_racks}
+    assert len(racks) > len(racks_1u)

@@ -79,6 +79,7 @@ class Layout:
     planes: int = 1
     twin_port_hosts: bool = False
     upper_radix: int = 0  # spines' and cores' ports where another switch than the leaves, else 0
+    upper_units: float = 0  # rack units of a spine or core where another switch than the leaves, else 0
 
     @property
     def spine_radix(self) -> int:
@@ -273,9 +274,14 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
             row, col = row + 1, col - compute_cols
     rows = row + 1
     per_net_rack = max(1, int(floor.network_rack_units // max(switch_units, 1)))
-    one_rack = (layout.leaves + layout.spines + layout.cores) <= per_net_rack
+    upper_units = layout.upper_units or switch_units  # spines and core: their own height where another model
+    per_upper_rack = max(1, int(floor.network_rack_units // max(upper_units, 1)))
+    one_rack = (
+        layout.leaves * max(switch_units, 1) + (layout.spines + layout.cores) * max(upper_units, 1)
+        <= floor.network_rack_units
+    )
     spine_rows = (
-        0 if one_rack or not layout.spines else math.ceil(math.ceil(layout.spines / per_net_rack) / racks_per_row)
+        0 if one_rack or not layout.spines else math.ceil(math.ceil(layout.spines / per_upper_rack) / racks_per_row)
     )
     middle = rows // 2
 
@@ -319,7 +325,7 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
     def network_rows(count: int, first_row: int) -> list[Rack]:
         racks = []
         for i in range(count):
-            rack = i // per_net_rack
+            rack = i // per_upper_rack
             racks.append(Rack(first_row + rack // racks_per_row, rack % racks_per_row))
         return racks
 
@@ -329,7 +335,7 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
     total_rows = (
         rows
         + spine_rows
-        + (math.ceil(math.ceil(layout.cores / per_net_rack) / racks_per_row) + 1 if layout.cores else 0)
+        + (math.ceil(math.ceil(layout.cores / per_upper_rack) / racks_per_row) + 1 if layout.cores else 0)
     )
     return Placement(host_racks, leaf_racks, spine_racks, core_racks, manager_rack, total_rows, racks_per_row)
 
