@@ -199,7 +199,8 @@ def laid_out(family: str, facts: dict[str, Any], profile: WorkloadProfile, platf
         fabric = Fabric(
             technology=technology,
             name=fabric_name(technology, link_gbps)
-            + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else ""),
+            + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else "")
+            + _spines_named(topology),
             link_gbps=link_gbps,
             switch_model=switch.name,
             switch_radix=topology.radix,
@@ -340,6 +341,10 @@ def _size(
     last_error: sizing.FabricTooLarge | None = None
     for switch in switches:
         radix = switch.radix_at(link_gbps)
+        if _ndr_leaves_under(switch, switches[0], technology, link_gbps, kind):
+            mixed = _mixed_generation(switches[0], switch, technology, link_gbps, endpoints, profile)
+            if mixed is not None:
+                return mixed, switches[0], mixed.notes
         try:
             topology = _one_kind(kind, technology, radix, link_gbps, endpoints, profile)
         except sizing.FabricTooLarge as exc:
@@ -372,6 +377,72 @@ def _dragonfly_plus_fitting(
         except sizing.FabricTooLarge:
             continue
     return None
+
+
+MIXED_SOURCE = (
+    "NVIDIA ConnectX-7 Adapter Cards Firmware Release Notes v28.47.1026, known issue 4705241: "
+    '"When Quantum-2 is part of an XDR topology, serving as a leaf switch connected to NDR-based hosts, '
+    'a bandwidth degradation of approximately 3-7 Gb/s is expected"'
+)
+
+
+def _spines_named(topology: Topology) -> str:
+    """The words for spines and core of another model than the leaves, else nothing."""
+    if not topology.spine_switch:
+        return ""
+    spine = next((s for s in catalogue.switches() if s.model == topology.spine_switch), None)
+    return f", {spine.name if spine else topology.spine_switch} spines and core above the leaves"
+
+
+def _ndr_leaves_under(
+    switch: catalogue.Switch, leaf: catalogue.Switch, technology: Technology, link_gbps: int, kind: TopologyKind
+) -> bool:
+    """Whether `switch` is a faster generation than the hosts' links (a Quantum-X800 XDR
+    switch above ConnectX-7 NDR hosts), so the leaves stay the hosts' own generation."""
+    return (
+        switch is not leaf
+        and str(technology).startswith("infiniband")
+        and kind == TopologyKind.rail_optimized
+        and switch.port_gbps > link_gbps
+        and leaf.port_gbps == link_gbps
+    )
+
+
+def _mixed_generation(
+    leaf: catalogue.Switch,
+    spine: catalogue.Switch,
+    technology: Technology,
+    link_gbps: int,
+    endpoints: int,
+    profile: WorkloadProfile,
+) -> Topology | None:
+    """NDR hosts on Quantum-2 leaves, Quantum-X800 spines and core running NDR above them
+    (MIXED_SOURCE): NVIDIA documents Quantum-2 as the leaf under NDR hosts in an XDR
+    topology. The leaves keep the SuperPOD's 32-node SU; the 144-port spines hold pods of
+    72 leaves. None when even that does not hold the cluster."""
+    nodes = profile.node_count or 1
+    try:
+        topology = sizing.size_rail_optimized(
+            nodes=nodes,
+            rails=endpoints // nodes,
+            radix=leaf.radix_at(link_gbps),
+            link_gbps=link_gbps,
+            nodes_per_su=leaf.radix_at(link_gbps) // 2,
+            reserved_endpoints=1 if _manager_slot(profile.gpu_model) else 0,
+            spine_radix=spine.radix_at(link_gbps),
+        )
+    except sizing.FabricTooLarge:
+        return None
+    topology.spine_switch = spine.model
+    topology.notes.append(
+        f"{leaf.name} (radix {leaf.radix_at(link_gbps)}) cannot hold {endpoints:,} ports in three tiers. The "
+        f"hosts' ConnectX-7 links are NDR ({link_gbps} Gb/s), so the leaves stay {leaf.name} and only the "
+        f"spines and core are {spine.name} ({spine.radix_at(link_gbps)} ports at {link_gbps} Gb/s): "
+        f"{topology.leaf_switches:,} {leaf.model} leaves, {topology.spine_switches + topology.core_switches:,} "
+        f"{spine.model} spine and core switches. NVIDIA documents this mix ({MIXED_SOURCE}); the spines' XDR "
+        "ports run at NDR, so every link is 400 Gb/s."
+    )
+    return topology
 
 
 def _gear(topology: Topology) -> int:

@@ -387,6 +387,17 @@ class Topology(_Model):
     leaf_switches: int = Field(ge=0, description="Leaf (edge) switches.", examples=[32])
     spine_switches: int = Field(ge=0, description="Spine switches.", examples=[16])
     core_switches: int = Field(ge=0, description="Core (third tier) switches.", examples=[0])
+    spine_switch: str | None = Field(
+        default=None,
+        description="Model of the spine and core switches where it is not the leaves' (an NDR fabric with "
+        "Quantum-2 leaves under Quantum-X800 spines); null when every tier is the same switch.",
+        examples=[None],
+    )
+    spine_radix: int | None = Field(
+        default=None,
+        description="Ports of each spine and core switch at the link speed, where they differ from the leaves'.",
+        examples=[None],
+    )
     scalable_units: int | None = Field(
         default=None, description="DGX SuperPOD scalable units, when rail-optimized.", examples=[4]
     )

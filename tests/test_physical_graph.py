@@ -19,7 +19,7 @@ from rules.physical import checks
 from rules.physical.floor import resolve
 from rules.physical.graph import Layout, build_graph
 from rules.platform import platform_for
-from rules.sizing import size_rail_optimized
+from rules.sizing import size_fat_tree, size_rail_optimized
 
 
 def wired(gpu: str, nodes: int, **kwargs: int) -> tuple[nx.MultiGraph, float]:
@@ -151,3 +151,43 @@ def test_a_cable_between_two_planes_fails_the_check():
     graph, _ = small()
     graph.nodes["spine0003"]["plane"] = 1
     assert checks.planes_joined(graph)
+
+
+# ------------------------------------------------- core switches shared by groups of planes
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nodes=st.integers(min_value=257, max_value=900), manager=st.sampled_from([0, 1]))
+def test_three_tier_designs_with_core_groups_wire_cleanly_with_full_bisection(nodes, manager):
+    topology = size_rail_optimized(nodes, reserved_endpoints=manager)
+    graph, stated = wired("H100", nodes, reserved_endpoints=manager)
+    assert topology.tiers == 3
+    spine_core = cables(graph)["spine-core"]
+    assert switches(graph)[2] == topology.core_switches == -(-spine_core // 64)  # ceil: by what uplinks need
+    assert checks.problems(graph, stated) == []
+
+
+@pytest.mark.parametrize("endpoints", [2200, 3000, 4608, 5000])
+def test_uneven_core_groups_of_a_fat_tree_wire_cleanly(endpoints):
+    # 2,200 ports: 2,208 spine-core cables on 35 cores (one part-used); 4,608: groups of four
+    # planes, 9 cores each, every spine's 32 uplinks over 9 cores (3 or 4 cables to each)
+    topology = size_fat_tree(endpoints, 64, 400)
+    platform = platform_for("H100")
+    graph = build_graph(Layout.of(topology, platform), resolve(platform))
+    assert switches(graph) == (topology.leaf_switches, topology.spine_switches, topology.core_switches)
+    per_core = Counter(
+        v if k == "core" else u
+        for u, v, tier in graph.edges(data="tier")
+        if tier == "spine-core"
+        for k in [graph.nodes[v]["kind"]]
+    )
+    assert max(per_core.values()) <= 64 and len(per_core) == topology.core_switches
+    assert checks.problems(graph, topology.bisection_gbps) == []
+
+
+def test_a_removed_core_switch_fails_the_bisection_check():
+    graph, stated = wired("B200", 576, reserved_endpoints=0)  # 18 SU: 144 leaf / 144 spine / 72 core
+    assert switches(graph) == (144, 144, 72)
+    graph.remove_node("core0001")
+    assert checks.problems(graph) == []
+    assert checks.bisection_differs(graph, stated)

@@ -10,6 +10,7 @@ the bill of materials and the cabling plan share so they cannot disagree.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -110,6 +111,8 @@ def physical_build(
         layout = Layout.of(topology, platform, ports_per_node=edge_ports or None, twin_port=twin_port)
     except NotWirable:
         return None
+    if topology.spine_switch and topology.spine_switch != switch_model:  # spines and core of another height
+        layout = dataclasses.replace(layout, upper_units=switch_units(topology.spine_switch))
     resolved = resolve(platform, floor)
     units = switch_units(switch_model)
     placement = place(layout, resolved, units)

@@ -4,7 +4,8 @@ The sizing formulas (rules/sizing/fabric.py) say how many leaves, spines and cor
 fabric needs. This module takes those counts as the design's claim and wires the fabric
 port by port, the way an installer would: rail r of every node of scalable unit s to
 leaf (s, r); each leaf's uplinks spread in turn over the spines of its group (two tiers)
-or its pod (three tiers, pods of radix/2 leaves); spine j of every pod to core plane j.
+or its pod (three tiers, pods of radix/2 leaves); spine j of every pod to core plane j,
+planes sharing core switches in groups where one plane alone would leave core ports free.
 It never calls the count formulas: what the graph holds is read back from it (switches,
 cables per tier, bisection by max-flow) and checked (rules/physical/checks.py), so a
 count that cannot be wired shows up as a port used twice or a switch over its radix.
@@ -77,6 +78,13 @@ class Layout:
     leaf_uplinks: int
     planes: int = 1
     twin_port_hosts: bool = False
+    upper_radix: int = 0  # spines' and cores' ports where another switch than the leaves, else 0
+    upper_units: float = 0  # rack units of a spine or core where another switch than the leaves, else 0
+
+    @property
+    def spine_radix(self) -> int:
+        """Ports of a spine or core switch (the leaves' radix unless the topology names another)."""
+        return self.upper_radix or self.radix
 
     @property
     def tiers(self) -> int:
@@ -161,6 +169,7 @@ class Layout:
                 leaf_uplinks=leaf_uplinks,
                 planes=planes,
                 twin_port_hosts=twin,
+                upper_radix=topology.spine_radix or 0,
             )
         per_node = ports_per_node or (platform.network("compute").ports or 1) * trays
         if per_node % trays:
@@ -187,6 +196,7 @@ class Layout:
             leaf_uplinks=leaf_uplinks,
             planes=planes,
             twin_port_hosts=twin,
+            upper_radix=topology.spine_radix or 0,
         )
 
 
@@ -264,9 +274,14 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
             row, col = row + 1, col - compute_cols
     rows = row + 1
     per_net_rack = max(1, int(floor.network_rack_units // max(switch_units, 1)))
-    one_rack = (layout.leaves + layout.spines + layout.cores) <= per_net_rack
+    upper_units = layout.upper_units or switch_units  # spines and core: their own height where another model
+    per_upper_rack = max(1, int(floor.network_rack_units // max(upper_units, 1)))
+    one_rack = (
+        layout.leaves * max(switch_units, 1) + (layout.spines + layout.cores) * max(upper_units, 1)
+        <= floor.network_rack_units
+    )
     spine_rows = (
-        0 if one_rack or not layout.spines else math.ceil(math.ceil(layout.spines / per_net_rack) / racks_per_row)
+        0 if one_rack or not layout.spines else math.ceil(math.ceil(layout.spines / per_upper_rack) / racks_per_row)
     )
     middle = rows // 2
 
@@ -310,7 +325,7 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
     def network_rows(count: int, first_row: int) -> list[Rack]:
         racks = []
         for i in range(count):
-            rack = i // per_net_rack
+            rack = i // per_upper_rack
             racks.append(Rack(first_row + rack // racks_per_row, rack % racks_per_row))
         return racks
 
@@ -320,7 +335,7 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
     total_rows = (
         rows
         + spine_rows
-        + (math.ceil(math.ceil(layout.cores / per_net_rack) / racks_per_row) + 1 if layout.cores else 0)
+        + (math.ceil(math.ceil(layout.cores / per_upper_rack) / racks_per_row) + 1 if layout.cores else 0)
     )
     return Placement(host_racks, leaf_racks, spine_racks, core_racks, manager_rack, total_rows, racks_per_row)
 
@@ -401,7 +416,7 @@ def _pods(layout: Layout) -> list[tuple[range, range]]:
     uplinks, the last pod the spines left."""
     if layout.tiers == 2:
         return [(range(layout.leaves), range(layout.spines))]
-    h = layout.radix // 2
+    h = layout.spine_radix // 2
     pods = []
     spine = 0
     for first in range(0, layout.leaves, h):
@@ -445,35 +460,66 @@ def _upper_tiers(
                 )
     if not layout.cores:
         return
-    planes = layout.leaf_uplinks  # spine j of every pod joins core plane j
-    per_plane = layout.cores // planes
-    if per_plane < 1 or layout.cores % planes:
-        raise NotWirable(f"{layout.cores} cores do not split into {planes} core planes")
-    plane_cables = [0] * planes
-    core_ports = [0] * layout.cores
+    for cores, cables in _core_groups(layout, spine_down):
+        count = len(cores)
+        core_ports = [0] * count
+        for position, (spine, up) in enumerate(cables):
+            i = position % count  # a spine's uplinks are consecutive: they meet consecutive cores
+            core = cores.start + i
+            port = core_ports[i]
+            core_ports[i] += 1
+            yield Link(
+                "spine-core",
+                spine_name(layout, spine, plane),
+                layout.spine_radix // 2 + up,
+                core_name(layout, core, plane),
+                port,
+                g,
+                plane,
+                floor.run_m(sr[spine], cr[core]),
+                media["spine-core"],
+            )
+
+
+def _core_planes(layout: Layout, spine_down: list[int]) -> list[list[tuple[int, int]]]:
+    """The (spine, uplink) cables of each core plane: spine j of every full pod sends its
+    uplinks to plane j; a partial pod's uplinks go to the planes in turn."""
+    planes: list[list[tuple[int, int]]] = [[] for _ in range(layout.leaf_uplinks)]
     for leaves, spines in _pods(layout):
-        full = len(leaves) == layout.radix // 2
-        offset = 0  # a partial pod's uplinks spread over every plane, in turn
+        full = len(leaves) == layout.spine_radix // 2
+        n = 0
         for j, spine in enumerate(spines):
-            up_first = layout.radix // 2
-            for u in range(spine_down[spine]):
-                k = j % planes if full else (offset + u) % planes
-                core = k * per_plane + plane_cables[k] % per_plane
-                plane_cables[k] += 1
-                port = core_ports[core]
-                core_ports[core] += 1
-                yield Link(
-                    "spine-core",
-                    spine_name(layout, spine, plane),
-                    up_first + u,
-                    core_name(layout, core, plane),
-                    port,
-                    g,
-                    plane,
-                    floor.run_m(sr[spine], cr[core]),
-                    media["spine-core"],
-                )
-            offset += spine_down[spine]
+            for up in range(spine_down[spine]):
+                planes[j % len(planes) if full else n % len(planes)].append((spine, up))
+                n += 1
+    return planes
+
+
+def _core_groups(layout: Layout, spine_down: list[int]) -> list[tuple[range, list[tuple[int, int]]]]:
+    """The core switches split into groups of consecutive planes that share them: the most
+    groups (a divisor of the planes) whose cables fit the stated cores split evenly over
+    them. Within a group the cables go plane by plane, pod by pod, to its cores in turn, so
+    every core takes cables from every pod and a spine's uplinks spread over the group's
+    cores (unevenly where they do not divide: some pairs get one cable more)."""
+    planes = _core_planes(layout, spine_down)
+    count = len(planes)
+    for groups in sorted({d for d in range(1, count + 1) if count % d == 0}, reverse=True):
+        if groups > layout.cores:
+            continue
+        size = count // groups
+        base, extra = divmod(layout.cores, groups)
+        split, first = [], 0
+        for g in range(groups):
+            cores = range(first, first + base + (1 if g < extra else 0))
+            first = cores.stop
+            cables = [c for plane in planes[g * size : (g + 1) * size] for c in plane]
+            split.append((cores, cables))
+        if all(len(cables) <= len(cores) * layout.spine_radix for cores, cables in split):
+            return split
+    raise NotWirable(
+        f"{layout.cores} core switches of {layout.spine_radix} ports cannot take "
+        f"{sum(len(p) for p in planes):,} spine uplinks"
+    )
 
 
 def tier_runs(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, float]:
@@ -546,9 +592,9 @@ def build_graph(layout: Layout, floor: Floor, switch_units: float = 1) -> nx.Mul
         for i in range(layout.leaves):
             graph.add_node(leaf_name(layout, i, plane), kind="leaf", ports=layout.radix, plane=plane)
         for i in range(layout.spines):
-            graph.add_node(spine_name(layout, i, plane), kind="spine", ports=layout.radix, plane=plane)
+            graph.add_node(spine_name(layout, i, plane), kind="spine", ports=layout.spine_radix, plane=plane)
         for i in range(layout.cores):
-            graph.add_node(core_name(layout, i, plane), kind="core", ports=layout.radix, plane=plane)
+            graph.add_node(core_name(layout, i, plane), kind="core", ports=layout.spine_radix, plane=plane)
     for h in range(layout.hosts):
         graph.add_node(
             host_name(layout, h), kind="host", ports=layout.ports_per_host * layout.planes, rack=placement.host_racks[h]

@@ -157,10 +157,25 @@ def fabric_lines(
         )
         if n
     )
-    lines = [
-        price_line(fabric, switch_price, topology.total_switches, f"{counts} ({topology.total_switches:,} switches)")
-    ]
-    switch_units = topology.total_switches * (switch_price.rack_units or 1)
+    if topology.spine_switch and topology.spine_switch != switch.model:
+        # another model above the leaves (Quantum-2 leaves under Quantum-X800 spines): a line per model
+        upper = topology.spine_switches + topology.core_switches
+        upper_price = book.price(f"switch/{topology.spine_switch}")
+        above = ", ".join(
+            f"{n:,} {name}" for name, n in (("spine", topology.spine_switches), ("core", topology.core_switches)) if n
+        )
+        lines = [
+            price_line(fabric, switch_price, topology.leaf_switches, f"{topology.leaf_switches:,} leaf"),
+            price_line(fabric, upper_price, upper, f"{above} ({upper:,} switches)"),
+        ]
+        switch_units = topology.leaf_switches * (switch_price.rack_units or 1) + upper * (upper_price.rack_units or 1)
+    else:
+        lines = [
+            price_line(
+                fabric, switch_price, topology.total_switches, f"{counts} ({topology.total_switches:,} switches)"
+            )
+        ]
+        switch_units = topology.total_switches * (switch_price.rack_units or 1)
     servers_in_one_rack = server.nodes <= assumptions.servers_per_rack
     switches_in_one_rack = switch_units <= assumptions.network_rack_units
     parts: dict[str, tuple[int, list[str]]] = {}

@@ -128,6 +128,36 @@ class _Clos(NamedTuple):
     notes: list[str]
 
 
+def plane_cables(full_pods: int, h: int, partial_cables: int, planes: int) -> list[int]:
+    """Spine-core cables each core plane carries: spine j of every full pod sends its h
+    uplinks to plane j; a partial pod's uplinks go to the planes in turn (cable n to plane
+    n mod planes), so plane p gets one more of them while p < the remainder."""
+    base, extra = divmod(partial_cables, planes)
+    return [full_pods * h + base + (1 if p < extra else 0) for p in range(planes)]
+
+
+def core_grouping(per_plane: list[int], radix: int) -> tuple[int, int]:
+    """(groups, core switches): the core planes joined in groups of consecutive planes
+    that share one set of core switches, each group with ceil(its cables / radix) of them.
+
+    One plane per group is the textbook fat-tree (Al-Fares et al.), but a plane whose
+    cables are not a whole number of switches leaves one part-used (24,576 H100: 768
+    cables a plane is 12 switches, exact; 4,608 GPUs of NVL72 trays: 144 a plane, 2.25
+    switches). Planes are joined until the groups fill their switches: the most groups
+    (the fewest planes per group, so each spine's uplinks meet the fewest switches) whose
+    total is the fewest switches any grouping reaches, ceil(all cables / radix) when one
+    group does. Groups divide the planes evenly."""
+    planes = len(per_plane)
+    best: tuple[int, int] | None = None
+    for groups in sorted(_divisors(planes), reverse=True):
+        size = planes // groups
+        cores = sum(math.ceil(sum(per_plane[g * size : (g + 1) * size]) / radix) for g in range(groups))
+        if best is None or cores < best[1]:
+            best = (groups, cores)
+    assert best is not None
+    return best
+
+
 def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
     """Spines (and core) for `leaves` leaf switches with `uplinks` cabled uplinks each.
 
@@ -141,10 +171,17 @@ def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
     the spines are non-blocking and spine-core cables equal leaf-spine cables. A
     last, partial pod of r leaves gets the smallest divisor of `uplinks` that
     carries its r x uplinks cables. Spine j of every pod joins core plane j
-    (`uplinks` planes); every leaf contributes one cable's worth to each plane, so
-    a plane carries `leaves` cables and needs ceil(leaves / radix) core switches,
-    rounded up to a divisor of h so each spine's h uplinks spread evenly. That
-    holds up to radix x h leaves (h cores per plane, radix pods).
+    (`uplinks` planes, a partial pod's uplinks spread over all of them).
+
+    Core: by what the uplinks need, ceil(spine-core cables / radix) switches. The
+    planes share core switches in groups (`core_grouping`) so that no core switch is
+    part-used where a whole number of them carries every cable: 24,576 H100 are 384
+    core (every DGX SuperPOD row has core = GPUs / 64 on 64-port switches), not 512.
+    Where the cables are not a whole number of switches one core switch is part-used,
+    and the notes say so. That holds up to radix x h leaves (radix pods).
+
+    `radix` is the spines' and cores' port count (the leaves' may differ: Quantum-2
+    leaves under Quantum-X800 spines, `size_rail_optimized`'s `spine_radix`).
 
     Returns None when even three tiers cannot join that many leaves.
     """
@@ -164,25 +201,39 @@ def _clos_above_leaves(leaves: int, uplinks: int, radix: int) -> _Clos | None:
     full_pods, rest = divmod(leaves, h)
     partial_spines = switches_to_carry(uplinks, math.ceil(rest * uplinks / h)) if rest else 0
     spines = full_pods * uplinks + partial_spines
-    core_need = math.ceil(leaves / k)
-    cores_per_plane = switches_to_carry(h, core_need)
-    cores = uplinks * cores_per_plane
+    per_plane = plane_cables(full_pods, h, rest * uplinks, uplinks)
+    groups, cores = core_grouping(per_plane, k)
+    need = math.ceil(cables / k)
     pods = f"{full_pods} pod(s) of {h} leaves with {uplinks} spines each"
     if rest:
         pods += f" plus a partial pod of {rest} leaves with {partial_spines} spines"
+    size = uplinks // groups
+    shared = (
+        "each plane has its own core switches"
+        if size == 1
+        else "all planes share one set of core switches (a plane alone would leave core ports free)"
+        if groups == 1
+        else f"the planes share core switches in {groups} group(s) of {size} (a plane alone would leave core ports free)"
+    )
+    spread = f"{min(per_plane):,}" + (f"-{max(per_plane):,}" if max(per_plane) != min(per_plane) else "")
     notes = [
         f"Three tiers: {leaves} leaves are more than the {k} a two-tier fabric of {k}-port "
         f"switches joins, so leaves form pods of {h} (every spine has {h} ports down, {h} up): "
         f"{pods} = {spines:,} spines.",
-        f"Core: spine j of every pod joins core plane j ({uplinks} planes); each plane carries "
-        f"{leaves:,} uplinks, needing ceil({leaves:,}/{k}) = {core_need} core switch(es): "
-        f"{_spread_note(h, core_need, cores_per_plane, 'per plane')}; {cores:,} core switches.",
+        f"Core by what the uplinks need: ceil({cables:,} spine-core cables / {k} ports) = {need:,}; spine j of "
+        f"every pod joins core plane j ({uplinks} planes, {spread} cables each); {shared}: {cores:,} core switches.",
     ]
     if rest:
-        notes.append(
-            "The partial pod's spine uplinks are spread over the core planes as evenly as "
-            "the port counts allow; the core count is sized for the full plane load."
+        notes.append("The partial pod's spine uplinks are spread over the core planes in turn.")
+    free = cores * k - cables
+    if free:
+        why = (
+            f"{cables:,} cables are not a whole number of {k}-port switches"
+            if cores == need
+            else f"no grouping of the {uplinks} planes into equal groups fills every core switch, so "
+            f"{cores - need} more than the bare {need:,} are built"
         )
+        notes.append(f"{free:,} core port(s) are left free: {why}.")
     return _Clos(3, spines, cores, cables, cables, notes)
 
 
@@ -418,6 +469,7 @@ def size_rail_optimized(
     reserved_endpoints: int = 1,
     fabric_manager_cables: int = 4,
     compare_smaller: bool = True,
+    spine_radix: int | None = None,
 ) -> Topology:
     """The NVIDIA DGX SuperPOD compute fabric: one leaf per rail per scalable unit (SU).
 
@@ -447,10 +499,17 @@ def size_rail_optimized(
 
     Endpoints are the GPU ports (nodes x rails); the fabric-manager cables are counted
     in the node-leaf cables. Raises FabricTooLarge past three tiers.
+
+    `spine_radix`: the spines' and cores' ports where they are another switch than the
+    leaves (Quantum-2 QM9700 leaves under NDR hosts, Quantum-X800 Q3400 spines and cores
+    running NDR: NVIDIA's ConnectX-7 firmware release notes v28.47.1026, known issue
+    4705241, "When Quantum-2 is part of an XDR topology, serving as a leaf switch connected
+    to NDR-based hosts"). SUs and leaves follow the leaf's radix, pods and core the spine's.
     """
     _check_radix(radix)
     _check_positive(nodes=nodes, rails=rails, link_gbps=link_gbps)
     k = radix
+    ks = spine_radix or radix
     per_su = nodes_per_su or k // 2
     if 2 * per_su > k:
         raise ValueError(
@@ -468,7 +527,7 @@ def size_rail_optimized(
     manager_cables = min(fabric_manager_cables, rails) if manager_slot and slots > nodes else 0
     leaves = rails * sus
     endpoints = nodes * rails
-    clos = _clos_above_leaves(leaves, per_su, k)
+    clos = _clos_above_leaves(leaves, per_su, ks)
     if clos is None:
         max_nodes = rail_optimized_capacity(rails, k, per_su)
         raise FabricTooLarge(
@@ -505,8 +564,8 @@ def size_rail_optimized(
             f"The last SU is partly filled ({slots - taken} empty slot(s)); "
             "its leaves and leaf-spine cables are still built, as NVIDIA's reference asks."
         )
-    if clos.tiers == 3 and (k // 2) % rails == 0:
-        notes.append(f"Each pod of {k // 2} leaves is {(k // 2) // rails} whole SU(s), all rails.")
+    if clos.tiers == 3 and (ks // 2) % rails == 0:
+        notes.append(f"Each pod of {ks // 2} leaves is {(ks // 2) // rails} whole SU(s), all rails.")
     topology = Topology(
         kind=TopologyKind.rail_optimized,
         tiers=clos.tiers,
@@ -516,23 +575,40 @@ def size_rail_optimized(
         leaf_switches=leaves,
         spine_switches=clos.spines,
         core_switches=clos.cores,
+        spine_radix=spine_radix if ks != k else None,
         scalable_units=sus,
         cables=_cable_tiers(link_gbps, endpoints + manager_cables, clos.leaf_spine_cables, clos.spine_core_cables),
         bisection_gbps=endpoints * link_gbps / 2,
         notes=notes,
     )
     if compare_smaller and sus > 1 and nodes < slots:
-        topology.notes.append(_boundary_note(topology, nodes, per_su, rails, k, link_gbps, reserved_endpoints))
+        topology.notes.append(
+            _boundary_note(topology, nodes, per_su, rails, k, link_gbps, reserved_endpoints, spine_radix)
+        )
     return topology
 
 
 def _boundary_note(
-    topology: Topology, nodes: int, per_su: int, rails: int, k: int, link_gbps: int, reserved: int
+    topology: Topology,
+    nodes: int,
+    per_su: int,
+    rails: int,
+    k: int,
+    link_gbps: int,
+    reserved: int,
+    spine_radix: int | None = None,
 ) -> str:
     """What the nodes past the last full SU cost, against the nearest smaller design."""
     smaller_nodes = (topology.scalable_units or 1) * per_su - per_su
     smaller = size_rail_optimized(
-        smaller_nodes, rails, k, link_gbps, per_su, reserved_endpoints=reserved, compare_smaller=False
+        smaller_nodes,
+        rails,
+        k,
+        link_gbps,
+        per_su,
+        reserved_endpoints=reserved,
+        compare_smaller=False,
+        spine_radix=spine_radix,
     )
     extra_nodes = nodes - smaller_nodes
     extra_switches = topology.total_switches - smaller.total_switches
