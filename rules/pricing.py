@@ -33,7 +33,6 @@ from rules.platform import NetworkRole, Platform
 from rules.sizing.bom import price_line
 
 
-
 class ServerLayout(NamedTuple):
     """How a design's servers meet its networks (derived facts, see rules/facts.py)."""
 
@@ -50,7 +49,6 @@ SERVICE_NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6 Dx", 400: "BlueF
 #: Networks dual-homed to a pair of switches (NVIDIA HGX AI Factory RA: north-south
 #: dual-homed; DGX BasePOD: bonded storage and in-band pairs); out-of-band is single.
 DUAL_HOMED = frozenset({"storage", "in_band"})
-SERVICE_FABRICS = {PortRole.storage: "storage", PortRole.inband_management: "in_band"}
 
 #: The storage system's read throughput the storage fabric is sized for: the "Best" column
 #: of Table 6 ("Guidelines for storage performance") of NVIDIA's "DGX SuperPOD: Next
@@ -287,7 +285,9 @@ def bill_of_materials(
         if port.role == PortRole.storage:
             # converged (NVIDIA GB200 SuperPOD RA: one storage and in-band Ethernet fabric):
             # the in-band ports join the storage fabric's switches
-            count = port.count + (sum(p.count for p in ports if p.role == PortRole.inband_management) if converged else 0)
+            count = port.count + (
+                sum(p.count for p in ports if p.role == PortRole.inband_management) if converged else 0
+            )
             target = storage_system_ports(gpus, port.gbps, 2 if count >= 2 else 1)
             lines += _service_lines("storage", profile.node_count, count, port.gbps, known, target)
         elif port.role == PortRole.inband_management and not converged:

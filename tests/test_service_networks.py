@@ -7,6 +7,7 @@ NVL72 compute tray is cabled for inference traffic, in the ports and in the BOM 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,36 @@ def test_the_assumptions_name_the_storage_read_and_the_converged_fabric_by_title
     assert "125 GB/s" in text and "Table 6" in text and "DGX SuperPOD" in text
     assert "Storage and In-band" in text or "storage and in-band Ethernet fabric" in text
     assert ".yaml" not in text and math.isfinite(rec.cost.network_usd_low)
+
+
+TABLE = Path(__file__).parent.parent / "docs" / "reference-designs.md"
+
+
+def storage_rows() -> list[list[str]]:
+    """The rows of docs/reference-designs.md, "Storage networks"."""
+    text = TABLE.read_text().split("## Storage networks", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    found = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and "=" in cells[1]:
+            found.append(cells)
+    return found
+
+
+def test_the_doc_has_the_storage_rows():
+    assert len(storage_rows()) >= 5
+
+
+@pytest.mark.parametrize("row", storage_rows(), ids=[r[0] for r in storage_rows()])
+def test_each_storage_row_is_what_the_tool_gives(row):
+    design, asked, _, target, storage, in_band = row
+    fields: dict[str, object] = {"workload": "training"}
+    for part in asked.strip("`").split(","):
+        name, value = (p.strip() for p in part.split("="))
+        fields[name] = int(value) if value.isdigit() else value
+    rec = recommend(WorkloadProfile.model_validate(fields))
+    port = next(p for p in rec.ports_per_server if str(p.role) == "storage")
+    gpus = int(str(fields["gpu_count"]))
+    assert target == f"{pricing.storage_system_ports(gpus, port.gbps)} x {port.gbps}G", design
+    assert storage == str(switches(rec, "storage")), design
+    assert in_band.split(" ")[0] == str(switches(rec, "in_band")), design
