@@ -116,6 +116,10 @@ class Server(_Fact):
     oob_gbps: int
     inference_ports: int
     inference_gbps: int
+    #: "converged": storage and in-band management share one Ethernet fabric, as the
+    #: system's reference architecture builds it; "separate": a fabric each.
+    frontend: Literal["separate", "converged"] = "separate"
+    frontend_source: str = ""
     source: str
     note: str = ""
 

@@ -29,7 +29,6 @@ from rules.models import (
 )
 from rules.physical.build import physical_build, twin_cages
 from rules.platform import Platform, platform_for
-from rules.pricing import INFERENCE_PORTS_PER_SERVER
 from rules.rulebook import Fired, decisions, evaluate
 
 IB_GENERATION_GBPS = {"hdr": 200, "ndr": 400, "xdr": 800}
@@ -291,7 +290,9 @@ def _edge_ports(facts: dict[str, Any]) -> int:
     """Ports each fabric connects at the edge: the compute ports of every node where the
     GPUs need a compute fabric (training, or a model served across servers: one per GPU,
     one per two GPUs on a PCIe server), else the inference-traffic ports."""
-    per_node: int = facts["compute_ports_per_node"] if facts["needs_compute_fabric"] else INFERENCE_PORTS_PER_SERVER
+    per_node: int = (
+        facts["compute_ports_per_node"] if facts["needs_compute_fabric"] else facts["inference_ports_per_node"]
+    )
     nodes: int = facts["node_count"]
     return nodes * per_node
 

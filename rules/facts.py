@@ -129,6 +129,8 @@ def _server_facts(profile: WorkloadProfile, platform: Platform, training: bool) 
         "nvlink_domain_gpus": domain_gpus,
         "nvlink_domains": domains,
         "compute_ports_per_node": ports,
+        # inference-traffic ports per node: every host's (each NVL72 compute tray's)
+        "inference_ports_per_node": platform.serving_ports(gpn),
         "pcie_shared_ports": ports < gpn,
         "gpu_memory_gb": memory,
         "domain_memory_gb": domain_memory,

@@ -29,7 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge import catalogue, performance
 
-ASSUMED_GPU = "H100"  # the advisor's default server when the GPU is not named or not known
+ASSUMED_GPU = "H100"
+#: Inference-traffic ports of a host whose record gives none (seed guide: "2x 100GbE or
+#: 400GbE for inference traffic"), on every host: each compute tray of an NVL72 rack.
+INFERENCE_PORTS_PER_HOST = 2  # the advisor's default server when the GPU is not named or not known
 
 ScaleUpKind = Literal["nvlink", "infinity_fabric", "pcie"]
 NetworkRole = Literal["compute", "storage", "in_band", "out_of_band", "inference"]
@@ -88,6 +91,10 @@ class Platform(BaseModel):
     compute_nic: str | None = Field(description="The compute (east-west) NIC, or None on systems without one.")
     compute_connector: str = ""
     networks: tuple[NetworkPorts, ...] = Field(description="Ports per host for each network role.")
+    frontend: Literal["separate", "converged"] = Field(
+        default="separate",
+        description="'converged' where the system's RA runs storage and in-band management on one Ethernet fabric.",
+    )
     fabric_manager_slot: bool = Field(
         default=False, description="The SuperPOD reference keeps one node slot per SU for UFM (H100 class)."
     )
@@ -114,6 +121,14 @@ class Platform(BaseModel):
         PCIe inference servers without one, the inference ports (A100 -> 200, L4 -> 100)."""
         compute = self.network("compute")
         return compute.gbps if compute.ports else self.network("inference").gbps
+
+    def serving_ports(self, node_gpus: int) -> int:
+        """Inference-traffic ports of one node of `node_gpus` GPUs: every host's ports (the
+        record's, else two), so an NVL72 rack of 18 compute trays has 36, every tray cabled."""
+        serving = self.network("inference").ports
+        per_host = serving if not self.assumed and serving else INFERENCE_PORTS_PER_HOST
+        hosts = node_gpus // self.gpus_per_host if not self.assumed and self.rack_scale else 1
+        return per_host * max(1, hosts)
 
     def network(self, role: NetworkRole) -> NetworkPorts:
         return next(n for n in self.networks if n.role == role)
@@ -168,6 +183,7 @@ def platform_for(gpu_model: str | None) -> Platform:
             NetworkPorts(role="out_of_band", ports=server.oob_ports, gbps=server.oob_gbps),
             NetworkPorts(role="inference", ports=server.inference_ports, gbps=server.inference_gbps),
         ),
+        frontend=server.frontend,
         fabric_manager_slot=server.fabric_manager_slot or assumed,
-        sources=tuple(dict.fromkeys((server.source, gpu.source, link.source))),
+        sources=tuple(dict.fromkeys(s for s in (server.source, gpu.source, link.source, server.frontend_source) if s)),
     )

@@ -32,8 +32,6 @@ from rules.physical.build import physical_build, twin_cages
 from rules.platform import NetworkRole, Platform
 from rules.sizing.bom import price_line
 
-INFERENCE_PORTS_PER_SERVER = 2  # seed guide: 2x 100GbE or 400GbE for inference traffic
-
 
 class ServerLayout(NamedTuple):
     """How a design's servers meet its networks (derived facts, see rules/facts.py)."""
@@ -51,7 +49,40 @@ SERVICE_NIC_FOR_SPEED = {100: "ConnectX-6 Dx", 200: "ConnectX-6 Dx", 400: "BlueF
 #: Networks dual-homed to a pair of switches (NVIDIA HGX AI Factory RA: north-south
 #: dual-homed; DGX BasePOD: bonded storage and in-band pairs); out-of-band is single.
 DUAL_HOMED = frozenset({"storage", "in_band"})
-SERVICE_FABRICS = {PortRole.storage: "storage", PortRole.inband_management: "in_band"}
+
+#: The storage system's read throughput the storage fabric is sized for: the "Best" column
+#: of Table 6 ("Guidelines for storage performance") of NVIDIA's "DGX SuperPOD: Next
+#: Generation Scalable Infrastructure for AI Leadership, Reference Architecture Featuring
+#: NVIDIA DGX H100 Systems" (RA-11333-001 V11, 2023-09): 125 GB/s aggregate read for one
+#: SU of 32 DGX H100 (256 GPUs), 500 GB/s for 4 SU. The B200, B300 and GB200 reference
+#: architectures we could read publish no other figure, so the same read per GPU is
+#: applied to every platform (derived: 125 GB/s / 256 GPUs, about 0.49 GB/s per GPU).
+STORAGE_READ_GBYTES_PER_SU = 125
+STORAGE_SU_GPUS = 256
+#: The storage system's ports run at the storage fabric's speed and attach to its leaves
+#: like the servers' (same RA: "the storage devices are connected at a 1:1 port to uplink
+#: ratio"); split evenly over the two sides of a dual-homed fabric.
+STORAGE_SOURCE = (
+    "NVIDIA DGX SuperPOD Reference Architecture Featuring NVIDIA DGX H100 Systems (RA-11333-001), "
+    "Table 6, Guidelines for storage performance, Best: 125 GB/s read per scalable unit of 256 GPUs"
+)
+
+
+def storage_system_ports(gpus: int, gbps: int, sides: int = 2) -> int:
+    """Ports the storage system needs on the storage fabric to serve the RA's "Best" read
+    throughput to `gpus` GPUs at `gbps` per port, a multiple of `sides` (one share per side
+    of a dual-homed fabric), at least one per side.
+
+    >>> storage_system_ports(1024, 400)  # 4 SU x 125 GB/s = 4,000 Gb/s = 10 x 400G
+    10
+    >>> storage_system_ports(256, 400)  # 1,000 Gb/s: 3 ports, 4 over two sides
+    4
+    """
+    if gpus < 1 or gbps < 1:
+        return 0
+    read_gbps = gpus * STORAGE_READ_GBYTES_PER_SU * 8 / STORAGE_SU_GPUS
+    ports = max(sides, math.ceil(read_gbps / gbps))
+    return math.ceil(ports / sides) * sides
 
 
 def server_ports(profile: WorkloadProfile, platform: Platform, fabric_ports: int, link_gbps: int) -> list[Port]:
@@ -73,9 +104,8 @@ def server_ports(profile: WorkloadProfile, platform: Platform, fabric_ports: int
     inference = None
     if profile.workload == "inference":
         serving = platform.network("inference")
-        ports = serving.ports if known and serving.ports else INFERENCE_PORTS_PER_SERVER
         serving_gbps = serving.gbps if known and serving.gbps else 100
-        inference = (ports * trays, serving_gbps if fabric_ports else link_gbps or serving_gbps)
+        inference = (platform.serving_ports(gpn), serving_gbps if fabric_ports else link_gbps or serving_gbps)
     return sizing.ports_per_server(
         workload=str(profile.workload),
         gpus_per_node=gpn,
@@ -141,13 +171,16 @@ def _times(topology: Topology, copies: int) -> Topology:
 
 
 @cache
-def _service_lines(fabric: str, nodes: int, ports: int, gbps: int, server_known: bool) -> tuple[BomLine, ...]:
-    """A storage or in-band network for `nodes` servers of `ports` ports: a non-blocking
-    fat-tree per side, dual-homed (each server's ports split over two identical fabrics);
-    past three tiers of the largest switch, split into identical pods."""
+def _service_lines(
+    fabric: str, nodes: int, ports: int, gbps: int, server_known: bool, target_ports: int = 0
+) -> tuple[BomLine, ...]:
+    """A storage or in-band network for `nodes` servers of `ports` ports, plus
+    `target_ports` of the storage system itself: a non-blocking fat-tree per side,
+    dual-homed (each server's ports, and the storage system's, split over two identical
+    fabrics); past three tiers of the largest switch, split into identical pods."""
     book = price_book()
     sides = 2 if fabric in DUAL_HOMED and ports >= 2 else 1
-    per_side = math.ceil(nodes * ports / sides)
+    per_side = math.ceil(nodes * ports / sides) + math.ceil(target_ports / sides)
     switch = _service_switch(gbps, per_side)
     radix = switch.radix_at(gbps)
     pods = math.ceil(per_side / sizing.fat_tree_capacity(radix, 3)) if radix >= 4 else 1
@@ -244,10 +277,21 @@ def bill_of_materials(
         if (profile.node_count or 1) < 2:
             return lines
     oob_ports = 0
-    for port in server_ports(profile, platform, layout.fabric_ports, link_gbps):
-        if port.role in SERVICE_FABRICS:
-            known = not platform.assumed
-            lines += _service_lines(SERVICE_FABRICS[port.role], profile.node_count, port.count, port.gbps, known)
+    ports = server_ports(profile, platform, layout.fabric_ports, link_gbps)
+    converged = platform.frontend == "converged"
+    known = not platform.assumed
+    gpus = profile.gpu_count or (profile.node_count or 1) * (profile.gpus_per_node or 1)
+    for port in ports:
+        if port.role == PortRole.storage:
+            # converged (NVIDIA GB200 SuperPOD RA: one storage and in-band Ethernet fabric):
+            # the in-band ports join the storage fabric's switches
+            count = port.count + (
+                sum(p.count for p in ports if p.role == PortRole.inband_management) if converged else 0
+            )
+            target = storage_system_ports(gpus, port.gbps, 2 if count >= 2 else 1)
+            lines += _service_lines("storage", profile.node_count, count, port.gbps, known, target)
+        elif port.role == PortRole.inband_management and not converged:
+            lines += _service_lines("in_band", profile.node_count, port.count, port.gbps, known)
         elif port.role == PortRole.out_of_band:
             oob_ports = port.count
     switches = sum(line.quantity for line in lines if line.category == "switch")
@@ -275,6 +319,12 @@ def bom_assumptions() -> list[str]:
         "figure for 16 DGX H100 is therefore compared with the compute fabric's switches, optics, cables, "
         "fibre and spares.",
         f"Prices: the price book of {book.date}, low at street and high at list prices, each with its source.",
+        f"Storage system: its ports on the storage fabric carry {STORAGE_READ_GBYTES_PER_SU} GB/s of read per "
+        f"{STORAGE_SU_GPUS} GPUs at the fabric's port speed, split over both sides ({STORAGE_SOURCE}); "
+        "the storage fabric's switches hold the servers' ports, the storage system's ports and their uplinks.",
+        "Converged front end: on platforms whose reference architecture uses one storage and in-band Ethernet "
+        "fabric (NVIDIA DGX SuperPOD GB200 reference architecture, Network Fabrics), the in-band ports join the "
+        "storage fabric's switches instead of a fabric of their own, cabled at the storage ports' speed.",
     ]
 
 

@@ -156,7 +156,9 @@ def test_bom_switch_lines_equal_the_reference_topologies(nodes, rails, radix, pe
 def test_every_recommendation_carries_a_bom_matching_its_topology(fields):
     rec = recommend(WorkloadProfile(**fields))
     assert switch_quantity(rec.bill_of_materials) == rec.topology.total_switches
-    assert {line.fabric for line in rec.bill_of_materials} >= {"compute", "in_band", "out_of_band"}
+    # storage and in-band: two fabrics, or one converged fabric where the platform's RA converges them (GB200)
+    in_band = set() if platform_for(rec.profile.gpu_model).frontend == "converged" else {"in_band"}
+    assert {line.fabric for line in rec.bill_of_materials} >= {"compute", "out_of_band", *in_band}
     for line in rec.bill_of_materials:
         assert line.part_number and line.source and line.price_date
         assert line.quantity > 0
@@ -286,11 +288,13 @@ def test_topology_without_switches_has_no_lines():
     assert fabric_lines("compute", empty, SwitchPart("QM9700"), ServerSide(1, 8, 400), price_book()) == []
 
 
-def test_one_nvl72_rack_has_no_compute_fabric_but_its_trays_storage_and_management_networks():
+def test_one_nvl72_rack_has_no_compute_fabric_but_its_trays_converged_storage_and_management_networks():
     rec = recommend(resolve(ProfileDraft(workload="inference", gpu_count=72, gpu_model="GB200")))
     fabrics = {str(line.fabric) for line in rec.bill_of_materials}
     assert rec.topology.kind == "single_node" and "compute" not in fabrics
-    assert {"storage", "in_band", "out_of_band"} <= fabrics  # 18 trays, each with storage and BMC ports
+    # 18 trays, each with storage, in-band and BMC ports; storage and in-band on one converged
+    # Ethernet fabric (NVIDIA DGX SuperPOD GB200 RA)
+    assert {"storage", "out_of_band"} <= fabrics and "in_band" not in fabrics
     assert rec.cost.network_usd_low > 0
 
 
