@@ -77,6 +77,8 @@ class Layout:
     leaf_uplinks: int
     planes: int = 1
     twin_port_hosts: bool = False
+    zone_leaves: int = 0  # leaves per AI zone (0: not zoned; pods of radix/2 leaves in three tiers)
+    spine_uplinks: int = 0  # a zone spine's cables up (0: as many as it has down)
 
     @property
     def tiers(self) -> int:
@@ -132,6 +134,12 @@ class Layout:
         gbps = topology.cables[0].gbps if topology.cables else 0
         node_leaf = cables.get("node-leaf", 0)
         leaf_uplinks = cables.get("leaf-spine", 0) // max(1, topology.leaf_switches)
+        zoned = {
+            "zone_leaves": topology.zone_leaves or 0,
+            "spine_uplinks": cables.get("spine-core", 0) // max(1, topology.spine_switches)
+            if topology.zone_leaves
+            else 0,
+        }
         trays = platform.node_gpus // platform.gpus_per_host if platform.rack_scale else 1
         twin = "two 400 Gb/s ports each" in platform.compute_connector if twin_port is None else twin_port
         if topology.kind == TopologyKind.rail_optimized:
@@ -161,6 +169,7 @@ class Layout:
                 leaf_uplinks=leaf_uplinks,
                 planes=planes,
                 twin_port_hosts=twin,
+                **zoned,
             )
         per_node = ports_per_node or (platform.network("compute").ports or 1) * trays
         if per_node % trays:
@@ -187,6 +196,7 @@ class Layout:
             leaf_uplinks=leaf_uplinks,
             planes=planes,
             twin_port_hosts=twin,
+            **zoned,
         )
 
 
@@ -398,9 +408,22 @@ def wire(layout: Layout, placement: Placement, floor: Floor, plane: int = 0) -> 
 def _pods(layout: Layout) -> list[tuple[range, range]]:
     """(leaves, spines) of each group the leaves' uplinks spread over: one group in two
     tiers; pods of radix/2 leaves in three, a full pod with as many spines as a leaf has
-    uplinks, the last pod the spines left."""
+    uplinks, the last pod the spines left. A zoned fabric's pods are its AI zones, every
+    zone with the same spines (the last built whole)."""
     if layout.tiers == 2:
         return [(range(layout.leaves), range(layout.spines))]
+    if layout.zone_leaves:
+        zones = math.ceil(layout.leaves / layout.zone_leaves)
+        per_zone, rest = divmod(layout.spines, zones)
+        if rest or not per_zone:
+            raise NotWirable(f"{layout.spines} spines do not split evenly over {zones} zones")
+        return [
+            (
+                range(z * layout.zone_leaves, min((z + 1) * layout.zone_leaves, layout.leaves)),
+                range(z * per_zone, (z + 1) * per_zone),
+            )
+            for z in range(zones)
+        ]
     h = layout.radix // 2
     pods = []
     spine = 0
@@ -445,18 +468,21 @@ def _upper_tiers(
                 )
     if not layout.cores:
         return
-    planes = layout.leaf_uplinks  # spine j of every pod joins core plane j
+    pods = _pods(layout)
+    # spine j of every pod (zone) joins core plane j
+    planes = len(pods[0][1]) if layout.zone_leaves else layout.leaf_uplinks
     per_plane = layout.cores // planes
     if per_plane < 1 or layout.cores % planes:
         raise NotWirable(f"{layout.cores} cores do not split into {planes} core planes")
     plane_cables = [0] * planes
     core_ports = [0] * layout.cores
-    for leaves, spines in _pods(layout):
-        full = len(leaves) == layout.radix // 2
+    for leaves, spines in pods:
+        full = len(leaves) == layout.radix // 2 or bool(layout.zone_leaves)
         offset = 0  # a partial pod's uplinks spread over every plane, in turn
         for j, spine in enumerate(spines):
-            up_first = layout.radix // 2
-            for u in range(spine_down[spine]):
+            up = layout.spine_uplinks or spine_down[spine]
+            up_first = layout.radix - layout.spine_uplinks if layout.spine_uplinks else layout.radix // 2
+            for u in range(up):
                 k = j % planes if full else (offset + u) % planes
                 core = k * per_plane + plane_cables[k] % per_plane
                 plane_cables[k] += 1
@@ -473,7 +499,7 @@ def _upper_tiers(
                     floor.run_m(sr[spine], cr[core]),
                     media["spine-core"],
                 )
-            offset += spine_down[spine]
+            offset += up
 
 
 def tier_runs(layout: Layout, placement: Placement, floor: Floor) -> dict[Tier, float]:
