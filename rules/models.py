@@ -699,6 +699,15 @@ class Alternative(_Model):
         description="Why it was or was not chosen.",
         examples=["Cheaper; 10-20 % slower training; lossless Ethernet needs PFC, ECN and DCQCN tuned."],
     )
+    oversubscription: float = Field(
+        default=1.0,
+        ge=1.0,
+        description="N of N:1 above its AI zones: the recommended fabric built in zones (1 for a fabric family).",
+        examples=[1.0],
+    )
+    zone_gpus: int | None = Field(
+        default=None, ge=1, description="GPUs per AI zone, when it is built in zones.", examples=[3072]
+    )
 
 
 class Reason(_Model):

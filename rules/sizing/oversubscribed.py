@@ -38,8 +38,8 @@ from rules.models import CableTier, Topology
 from rules.sizing.fabric import leaf_port_split, smallest_divisor_at_least, switches_to_carry
 
 ZONE_SOURCE = (
-    'Gangidi et al., "RDMA over Ethernet for Distributed AI Training at Meta Scale", ACM SIGCOMM 2024 '
-    "(AI zones non-blocking inside, 7:1 oversubscribed to the aggregator layer above them)"
+    'Meta\'s 24K-GPU clusters: Gangidi et al., "RDMA over Ethernet for Distributed AI Training at Meta Scale", '
+    "ACM SIGCOMM 2024"
 )
 
 
