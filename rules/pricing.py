@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from knowledge import catalogue
 from knowledge.pricebook import price_book
-from rules import sizing
+from rules import sizing, spares
 from rules.models import (
     BomLine,
     CableTier,
@@ -153,7 +153,14 @@ def _service_lines(fabric: str, nodes: int, ports: int, gbps: int, server_known:
     pods = math.ceil(per_side / sizing.fat_tree_capacity(radix, 3)) if radix >= 4 else 1
     topology = _times(sizing.size_fat_tree(math.ceil(per_side / pods), radix, gbps), sides * pods)
     server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=gbps)
-    lines = sizing.fabric_lines(fabric, topology, sizing.SwitchPart(switch.model), server, book)  # type: ignore[arg-type]
+    lines = sizing.fabric_lines(
+        fabric,  # type: ignore[arg-type]
+        topology,
+        sizing.SwitchPart(switch.model),
+        server,
+        book,
+        spares=spares.policy(),
+    )
     if not server_known:
         nic = book.price(f"nic/{SERVICE_NIC_FOR_SPEED[sizing.speed_class(gbps)]}")
         lines.insert(
@@ -190,7 +197,11 @@ def _oob_lines(nodes: int, ports: int, switches: int) -> tuple[BomLine, ...]:
         bisection_gbps=0,
     )
     server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=1)
-    return tuple(sizing.fabric_lines("out_of_band", topology, sizing.SwitchPart(switch.model), server, price_book()))
+    return tuple(
+        sizing.fabric_lines(
+            "out_of_band", topology, sizing.SwitchPart(switch.model), server, price_book(), spares=spares.policy()
+        )
+    )
 
 
 @cache
@@ -211,7 +222,11 @@ def _compute_lines(
     server = _compute_server_side(platform, nodes, edge_ports, compute_fabric, link_gbps)
     built = physical_build(topology_json, platform, edge_ports, server.twin_port, switch_model, floor)
     media = built.media if built else None
-    return tuple(sizing.fabric_lines("compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media))
+    return tuple(
+        sizing.fabric_lines(
+            "compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media, spares.policy()
+        )
+    )
 
 
 def bill_of_materials(
@@ -275,7 +290,21 @@ def bom_assumptions() -> list[str]:
         "figure for 16 DGX H100 is therefore compared with the compute fabric's switches, optics, cables, "
         "fibre and spares.",
         f"Prices: the price book of {book.date}, low at street and high at list prices, each with its source.",
+        spares_words(),
     ]
+
+
+def spares_words() -> str:
+    """The spares policy in one sentence, tier by tier, with its standing."""
+    p = spares.policy()
+    optics = ", ".join(f"{tier} {rule.optics_pct:g} %" for tier, rule in p.cables.items())
+    switches = ", ".join(
+        f"{tier} one per {rule.one_per} (from {rule.from_switches} switches)" for tier, rule in p.switches.items()
+    )
+    return (
+        f"Spares per tier, rounded up: optics, cables and fibre {optics}; spare switches {switches}. "
+        f"Source: {p.source}."
+    )
 
 
 @cache
