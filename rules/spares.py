@@ -46,22 +46,22 @@ class SparesPolicy(_Strict):
 
     def optics_for(self, tier: str, quantity: int) -> int:
         """Spare parts for `quantity` parts of one cable tier: its percentage, rounded up."""
-        rule = self.cables.get(tier)  # type: ignore[call-overload]
+        rule = next((r for t, r in self.cables.items() if t == tier), None)
         return math.ceil(quantity * rule.optics_pct / 100) if rule and quantity > 0 else 0
 
     def switches_for(self, tier: str, count: int) -> int:
         """Spare switches for a tier of `count` switches."""
-        rule = self.switches.get(tier)  # type: ignore[call-overload]
+        rule = next((r for t, r in self.switches.items() if t == tier), None)
         if rule is None or count < rule.from_switches:
             return 0
         return math.ceil(count / rule.one_per)
 
     def optics_words(self, tier: str) -> str:
-        rule = self.cables.get(tier)  # type: ignore[call-overload]
+        rule = next((r for t, r in self.cables.items() if t == tier), None)
         return f"{rule.optics_pct:g} %" if rule else "0 %"
 
     def switch_words(self, tier: str) -> str:
-        rule = self.switches.get(tier)  # type: ignore[call-overload]
+        rule = next((r for t, r in self.switches.items() if t == tier), None)
         return f"one per {rule.one_per}, from {rule.from_switches} switches" if rule else "none"
 
 
