@@ -52,6 +52,8 @@ FLAGS = {
     "message_gb": "--message-gb",
     "active_params_b": "--active-params-b",
     "tokens_per_step": "--tokens-per-step",
+    "oversubscription": "--oversubscription",
+    "zone_gpus": "--zone-gpus",
     "prepared_for": "--prepared-for",
     "discount_pct": "--discount-pct",
     "prices": "--prices",
@@ -207,6 +209,17 @@ def recommend(
     tokens_per_step: Annotated[
         int | None, typer.Option("--tokens-per-step", help="Tokens per optimizer step (global batch).")
     ] = None,
+    oversubscription: Annotated[
+        str | None,
+        typer.Option(
+            "--oversubscription",
+            metavar="N:1",
+            help="Oversubscription above the AI zones, e.g. 7:1 (or 7); default 1:1, non-blocking.",
+        ),
+    ] = None,
+    zone_gpus: Annotated[
+        int | None, typer.Option("--zone-gpus", help="GPUs per non-blocking AI zone (default: the largest).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the Recommendation as JSON.")] = False,
     bom: Annotated[bool, typer.Option("--bom", help="Also print the bill of materials.")] = False,
     bom_csv: Annotated[
@@ -268,6 +281,8 @@ def recommend(
                 moe=moe,
                 active_params_b=active_params_b,
                 tokens_per_step=tokens_per_step,
+                oversubscription=oversubscription,  # "7:1" is read by the model
+                zone_gpus=zone_gpus,
                 floor=_floor(servers_per_rack, rack_kw, racks_per_row),
             )
         )

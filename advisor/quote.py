@@ -203,7 +203,10 @@ def alternative_switches(rec: Recommendation) -> list[AlternativeSwitches]:
     found = []
     for alt in rec.alternatives:
         try:
-            profile = WorkloadProfile.model_validate({**rec.profile.model_dump(), "prefer": str(alt.technology)})
+            zones = {"oversubscription": alt.oversubscription, "zone_gpus": alt.zone_gpus} if alt.zone_gpus else {}
+            profile = WorkloadProfile.model_validate(
+                {**rec.profile.model_dump(), "prefer": str(alt.technology), **zones}
+            )
         except ValueError:
             continue
         other = engine.recommend(profile)

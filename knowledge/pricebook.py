@@ -73,7 +73,6 @@ class BomAssumptions(BaseModel):
 
     servers_per_rack: int = Field(ge=1)
     network_rack_units: int = Field(ge=1)
-    spares_pct: float = Field(ge=0, le=100)
     text: str
     source: str
 

@@ -203,7 +203,6 @@ class PriceEntry(SourceEntry):
 
 class BomAssumptionsEntry(_Open):
     servers_per_rack: int = Field(ge=1)
-    spares_pct: float = Field(ge=0, le=100)
 
 
 #: The schema of every kind (top-level key of a source file).

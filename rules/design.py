@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from knowledge import catalogue
-from rules import pricing, sizing, traffic
+from rules import pricing, sizing, traffic, zoning
 from rules.models import (
     BomLine,
     Cost,
@@ -194,12 +194,14 @@ def laid_out(family: str, facts: dict[str, Any], profile: WorkloadProfile, platf
             topology, switch = _twin_plane_fabric(profile.node_count or 1, facts["compute_ports_per_node"])
         if facts["rack_scale"] and topology.kind == TopologyKind.fat_tree:
             _rack_units(topology, facts)
+        topology = _zones(topology, facts, profile, platform)
         nic = None if platform.assumed else platform.compute_nic
         fabric = Fabric(
             technology=technology,
             name=fabric_name(technology, link_gbps)
             + (f" as {topology.planes} planes of {link_gbps // topology.planes}GbE" if topology.planes > 1 else "")
-            + _spines_named(topology),
+            + _spines_named(topology)
+            + (f", {topology.zone_oversubscription:g}:1 above {topology.zones} AI zones" if topology.zones else ""),
             link_gbps=link_gbps,
             switch_model=switch.name,
             switch_radix=topology.radix,
@@ -207,6 +209,28 @@ def laid_out(family: str, facts: dict[str, Any], profile: WorkloadProfile, platf
             latency_us=option.latency_us,
         )
     return Layout(facts, technology, link_gbps, option, topology, switch, fabric, link_fired + topology_fired)
+
+
+def _zones(topology: Topology, facts: dict[str, Any], profile: WorkloadProfile, platform: Platform) -> Topology:
+    """The fabric in AI zones, oversubscribed above them, where the profile asks for it
+    (rules/zoning.py); a zone size without a ratio changes nothing, and says so."""
+    ratio = profile.oversubscription or 1.0
+    if ratio <= 1:
+        if profile.zone_gpus:
+            topology.notes.append(
+                f"Zones of {profile.zone_gpus:,} GPUs were given without an oversubscription above them, so the "
+                "fabric stays non-blocking throughout (give oversubscription, e.g. 7:1, to build AI zones)."
+            )
+        return topology
+    return zoning.zoned_topology(
+        topology,
+        platform,
+        profile.gpu_count or 1,
+        ratio,
+        profile.zone_gpus,
+        _edge_ports(facts) // max(1, facts["node_count"]),
+        twin_cages(platform, facts["needs_compute_fabric"]),
+    )
 
 
 RACKS_PER_SU = 8  # NVIDIA DGX SuperPOD GB200 RA: a scalable unit is 8 DGX GB200 racks (576 GPUs)

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.settings import settings
 from knowledge import fabric_settings
-from rules import pricing, sizing, traffic
+from rules import pricing, sizing, traffic, zoning
 from rules.design import Candidate, design, fabric_ports
 from rules.facts import derive, pct, platform_facts, usd, usd_range
 from rules.growth import growth_of
@@ -84,7 +84,10 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         performance=_performance(primary, throughput[final], job),
         roce_configuration=_roce_settings(configuration) if advice.get("roce_checklist") else [],
         fabric_configuration=configuration,
-        alternatives=[_alternative(c, primary, throughput[f]) for f, c in candidates.items() if f != final],
+        alternatives=[
+            *(_alternative(c, primary, throughput[f]) for f, c in candidates.items() if f != final),
+            *_oversubscribed(primary, candidates, facts, profile, job, platform),
+        ],
         bill_of_materials=primary.bill_of_materials,
         explanation=explanation,
         considered=considered,
@@ -400,6 +403,71 @@ def _alternative(candidate: Candidate, primary: Candidate, throughput: float) ->
         operational_complexity=option.operational_complexity,
         trade_off=f"{price[0].upper()}{price[1:]}; {_throughput_phrase(candidate, throughput)}; {option.summary}.",
     )
+
+
+def _oversubscribed(
+    primary: Candidate,
+    candidates: dict[str, Candidate],
+    facts: dict[str, Any],
+    profile: WorkloadProfile,
+    job: traffic.Traffic | None,
+    platform: Platform,
+) -> list[Alternative]:
+    """The recommended fabric in Meta's AI zones, 7:1 above zones of 3,072 GPUs
+    (rules/zoning.py), offered when the customer stated no oversubscription and it saves at
+    least `zoning.MIN_SAVING` of the whole network's cost; its words state the saving and
+    what the zones cost a job."""
+    if profile.oversubscription is not None or primary.topology.tiers < 2:
+        return []
+    zoned_profile = profile.model_copy(
+        update={
+            "oversubscription": zoning.PUBLISHED_RATIO,
+            "zone_gpus": profile.zone_gpus or zoning.PUBLISHED_ZONE_GPUS,
+        }
+    )
+    candidate = design(primary.family, facts, zoned_profile, job, platform)
+    if not candidate.topology.zones:
+        return []
+    if profile.existing_ethernet:
+        candidate = _on_site_ethernet(candidate, profile)
+    relative = sizing.cost_ratio(
+        (candidate.cost.network_usd_low, candidate.cost.network_usd_high),
+        (primary.cost.network_usd_low, primary.cost.network_usd_high),
+    )
+    saving = 1 - relative
+    if saving < zoning.MIN_SAVING:
+        return []
+    ib = candidates.get("infiniband")
+    reference = ib.step.step_ms if ib and ib.step else None
+    throughput = round(reference / candidate.step.step_ms, 4) if reference and candidate.step else 1.0
+    alternative = _alternative(candidate, primary, throughput)
+    zone_gpus = zoning.zone_size_gpus(candidate.topology, platform, profile.gpu_count or 1)
+    topology = candidate.topology
+    bisection = topology.bisection_gbps / primary.topology.bisection_gbps if primary.topology.bisection_gbps else 0
+    own = candidate.step.step_ms if candidate.step else 0.0
+    kept = (primary.step.step_ms / own) if primary.step and own else 1.0
+    job_words = (
+        f"on this job the step-time model keeps {pct(min(1.0, kept))} of the non-blocking design's training "
+        f"throughput (exposed communication {_ms(candidate.step.exposed_ms)} of a {_ms(own)} step)"
+        if candidate.step
+        else "inference: traffic between zones shares the thinner layer"
+    )
+    trade_off = (
+        f"Saves {pct(saving)} of the network's cost (an oversubscribed design is offered from "
+        f"{zoning.MIN_SAVING * 100:g} %): {alternative.trade_off.split('; ')[0]}; "
+        f"{zoning.cost_words(topology, zone_gpus)}; bisection {pct(bisection)} of the non-blocking design's; "
+        f"{job_words}."
+    )
+    return [
+        alternative.model_copy(
+            update={
+                "name": candidate.fabric.name,
+                "trade_off": trade_off[0].upper() + trade_off[1:],
+                "oversubscription": topology.zone_oversubscription,
+                "zone_gpus": zone_gpus,
+            }
+        )
+    ]
 
 
 def _throughput_phrase(candidate: Candidate, relative: float) -> str:

@@ -114,6 +114,16 @@ _PROFILE_FIELDS = dict(
         "at least one 8,192-token sequence per data-parallel replica.",
         4_194_304,
     ),
+    oversubscription=(
+        "N of N:1 above the AI zone: the zone spines carry N times more down than up to the core (7 in "
+        'Meta\'s 24K-GPU RoCE clusters). 1 (the default) is non-blocking throughout. Also read as "7:1".',
+        7,
+    ),
+    zone_gpus=(
+        "GPUs per AI zone: a non-blocking two-tier fabric (leaves and spines); the zones are joined by a "
+        "core tier oversubscribed N:1. Default: the largest zone the switches hold at that ratio.",
+        3072,
+    ),
 )
 
 
@@ -130,7 +140,22 @@ NUMBER_FIELDS = (
     "message_gb",
     "active_params_b",
     "tokens_per_step",
+    "oversubscription",
+    "zone_gpus",
 )
+
+
+def parse_ratio(text: str) -> float:
+    """An oversubscription as written: "7:1", "7 : 1" or "7" is 7.0; raises ValueError
+    (with the accepted forms) on anything else or a ratio below 1."""
+    head, sep, tail = text.strip().partition(":")
+    try:
+        value = float(head) / (float(tail) if sep else 1.0)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"oversubscription: write it as N:1 or N (e.g. 7:1), got {text!r}") from None
+    if not value >= 1:
+        raise ValueError(f"oversubscription: must be 1 (non-blocking) or more, got {text!r}")
+    return value
 
 
 def _field(name: str, **constraints: Any) -> Any:
@@ -267,12 +292,22 @@ class WorkloadProfile(ProfileDraft):
     message_gb: float | None = _field("message_gb", gt=0, le=100_000)
     active_params_b: float | None = _field("active_params_b", gt=0, le=1_000_000)
     tokens_per_step: int | None = _field("tokens_per_step", ge=1, le=10**10)
+    oversubscription: float | None = _field("oversubscription", ge=1, le=64)
+    zone_gpus: int | None = _field("zone_gpus", ge=1, le=MAX_GPUS)
     floor: FloorSettings | None = Field(
         default=None,
         description="The hall the design is cabled in: servers per rack, rack power, racks per row. Decides "
         "each link's length and so its medium (copper, multimode, single-mode).",
         examples=[{"servers_per_rack": 4, "racks_per_row": 17}],
     )
+
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _ratio(cls, value: Any) -> Any:
+        """ "7:1" as 7: the ratio as network architects write it."""
+        if isinstance(value, str):
+            return parse_ratio(value)
+        return value
 
     @property
     def resolved(self) -> bool:
@@ -384,6 +419,22 @@ class Topology(_Model):
         examples=[1],
     )
     oversubscription: float = Field(default=1.0, ge=1.0, description="Leaf down:up ratio.", examples=[1.0])
+    zones: int | None = Field(
+        default=None,
+        ge=2,
+        description="AI zones: groups of leaves and spines, non-blocking inside, joined by the core tier "
+        "(null when the fabric is not zoned).",
+        examples=[8],
+    )
+    zone_leaves: int | None = Field(
+        default=None, ge=1, description="Leaf switches per AI zone (the last zone may hold fewer).", examples=[48]
+    )
+    zone_oversubscription: float = Field(
+        default=1.0,
+        ge=1.0,
+        description="Down:up ratio of the zone spines (N of N:1 above the zones); 1 when non-blocking.",
+        examples=[7.0],
+    )
     leaf_switches: int = Field(ge=0, description="Leaf (edge) switches.", examples=[32])
     spine_switches: int = Field(ge=0, description="Spine switches.", examples=[16])
     core_switches: int = Field(ge=0, description="Core (third tier) switches.", examples=[0])
@@ -658,6 +709,15 @@ class Alternative(_Model):
     trade_off: str = Field(
         description="Why it was or was not chosen.",
         examples=["Cheaper; 10-20 % slower training; lossless Ethernet needs PFC, ECN and DCQCN tuned."],
+    )
+    oversubscription: float = Field(
+        default=1.0,
+        ge=1.0,
+        description="N of N:1 above its AI zones: the recommended fabric built in zones (1 for a fabric family).",
+        examples=[1.0],
+    )
+    zone_gpus: int | None = Field(
+        default=None, ge=1, description="GPUs per AI zone, when it is built in zones.", examples=[3072]
     )
 
 

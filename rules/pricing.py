@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from knowledge import catalogue
 from knowledge.pricebook import price_book
-from rules import sizing
+from rules import sizing, spares
 from rules.models import (
     BomLine,
     CableTier,
@@ -186,7 +186,14 @@ def _service_lines(
     pods = math.ceil(per_side / sizing.fat_tree_capacity(radix, 3)) if radix >= 4 else 1
     topology = _times(sizing.size_fat_tree(math.ceil(per_side / pods), radix, gbps), sides * pods)
     server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=gbps)
-    lines = sizing.fabric_lines(fabric, topology, sizing.SwitchPart(switch.model), server, book)  # type: ignore[arg-type]
+    lines = sizing.fabric_lines(
+        fabric,  # type: ignore[arg-type]
+        topology,
+        sizing.SwitchPart(switch.model),
+        server,
+        book,
+        spares=spares.policy(),
+    )
     if not server_known:
         nic = book.price(f"nic/{SERVICE_NIC_FOR_SPEED[sizing.speed_class(gbps)]}")
         lines.insert(
@@ -223,7 +230,11 @@ def _oob_lines(nodes: int, ports: int, switches: int) -> tuple[BomLine, ...]:
         bisection_gbps=0,
     )
     server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=1)
-    return tuple(sizing.fabric_lines("out_of_band", topology, sizing.SwitchPart(switch.model), server, price_book()))
+    return tuple(
+        sizing.fabric_lines(
+            "out_of_band", topology, sizing.SwitchPart(switch.model), server, price_book(), spares=spares.policy()
+        )
+    )
 
 
 @cache
@@ -244,7 +255,11 @@ def _compute_lines(
     server = _compute_server_side(platform, nodes, edge_ports, compute_fabric, link_gbps)
     built = physical_build(topology_json, platform, edge_ports, server.twin_port, switch_model, floor)
     media = built.media if built else None
-    return tuple(sizing.fabric_lines("compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media))
+    return tuple(
+        sizing.fabric_lines(
+            "compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media, spares.policy()
+        )
+    )
 
 
 def bill_of_materials(
@@ -325,7 +340,21 @@ def bom_assumptions() -> list[str]:
         "Converged front end: on platforms whose reference architecture uses one storage and in-band Ethernet "
         "fabric (NVIDIA DGX SuperPOD GB200 reference architecture, Network Fabrics), the in-band ports join the "
         "storage fabric's switches instead of a fabric of their own, cabled at the storage ports' speed.",
+        spares_words(),
     ]
+
+
+def spares_words() -> str:
+    """The spares policy in one sentence, tier by tier, with its standing."""
+    p = spares.policy()
+    optics = ", ".join(f"{tier} {rule.optics_pct:g} %" for tier, rule in p.cables.items())
+    switches = ", ".join(
+        f"{tier} one per {rule.one_per} (from {rule.from_switches} switches)" for tier, rule in p.switches.items()
+    )
+    return (
+        f"Spares per tier, rounded up: optics, cables and fibre {optics}; spare switches {switches}. "
+        f"Source: {p.source}."
+    )
 
 
 @cache

@@ -93,6 +93,10 @@ def test_every_profile_field_has_a_flag():
         "30",
         "--racks-per-row",
         "10",
+        "--oversubscription",
+        "3:1",
+        "--zone-gpus",
+        "16",
         "--json",
     )
     assert result.returncode == 0, result.stderr
@@ -115,6 +119,8 @@ def test_every_profile_field_has_a_flag():
         "moe": True,
         "active_params_b": 4.0,
         "tokens_per_step": 1048576,
+        "oversubscription": 3.0,
+        "zone_gpus": 16,
         "floor": {"servers_per_rack": 2, "rack_kw": 30.0, "racks_per_row": 10},
     }
 

@@ -193,18 +193,6 @@ def test_copper_inside_a_rack_aoc_at_200g_and_no_copper_at_800g():
     assert [k for k, _, _ in link_parts(9, 1, in_rack=False, node_end="single")] == ["copper/rj45"]
 
 
-def test_spares_are_the_stated_percentage_rounded_up():
-    rec = dgx_h100()
-    pct = price_book().assumptions.spares_pct
-    spares = {
-        (line.fabric, line.part_number): line.quantity for line in rec.bill_of_materials if line.category == "spare"
-    }
-    for line in rec.bill_of_materials:
-        if line.category in ("transceiver", "cable", "fibre"):
-            assert spares[(line.fabric, line.part_number)] == -(-line.quantity * pct // 100)
-    assert any(f"{pct:g} %" in a for a in rec.cost.assumptions)
-
-
 def test_the_servers_own_nics_are_listed_as_included_and_unknown_servers_buy_theirs():
     rec = dgx_h100()
     nics = [line for line in rec.bill_of_materials if line.category == "nic"]

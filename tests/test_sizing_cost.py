@@ -4,13 +4,14 @@ share of the budget; ratios between fabrics computed from two such sums."""
 import pytest
 
 from knowledge.pricebook import price_book
+from rules import spares
 from rules.sizing import ServerSide, SwitchPart, cost_ratio, fabric_lines, network_cost, size_fat_tree
 
 
 def lines(endpoints: int = 128, switch: str = "QM9700", radix: int = 64):
     topology = size_fat_tree(endpoints, radix, 400)
     server = ServerSide(nodes=endpoints // 8, ports_per_node=8, gbps=400, twin_port=True, nic_model="ConnectX-7")
-    return fabric_lines("compute", topology, SwitchPart(switch), server, price_book())
+    return fabric_lines("compute", topology, SwitchPart(switch), server, price_book(), spares=spares.policy())
 
 
 def test_the_cost_is_the_sum_of_the_lines_to_the_nearest_thousand():

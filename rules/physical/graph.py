@@ -80,6 +80,8 @@ class Layout:
     twin_port_hosts: bool = False
     upper_radix: int = 0  # spines' and cores' ports where another switch than the leaves, else 0
     upper_units: float = 0  # rack units of a spine or core where another switch than the leaves, else 0
+    zone_leaves: int = 0  # leaves per AI zone (0: not zoned; pods of radix/2 leaves in three tiers)
+    spine_uplinks: int = 0  # a zone spine's cables up (0: as many as it has down)
 
     @property
     def spine_radix(self) -> int:
@@ -140,6 +142,12 @@ class Layout:
         gbps = topology.cables[0].gbps if topology.cables else 0
         node_leaf = cables.get("node-leaf", 0)
         leaf_uplinks = cables.get("leaf-spine", 0) // max(1, topology.leaf_switches)
+        zoned = {
+            "zone_leaves": topology.zone_leaves or 0,
+            "spine_uplinks": cables.get("spine-core", 0) // max(1, topology.spine_switches)
+            if topology.zone_leaves
+            else 0,
+        }
         trays = platform.node_gpus // platform.gpus_per_host if platform.rack_scale else 1
         twin = "two 400 Gb/s ports each" in platform.compute_connector if twin_port is None else twin_port
         if topology.kind == TopologyKind.rail_optimized:
@@ -170,6 +178,7 @@ class Layout:
                 planes=planes,
                 twin_port_hosts=twin,
                 upper_radix=topology.spine_radix or 0,
+                **zoned,
             )
         per_node = ports_per_node or (platform.network("compute").ports or 1) * trays
         if per_node % trays:
@@ -197,6 +206,7 @@ class Layout:
             planes=planes,
             twin_port_hosts=twin,
             upper_radix=topology.spine_radix or 0,
+            **zoned,
         )
 
 
@@ -413,9 +423,22 @@ def wire(layout: Layout, placement: Placement, floor: Floor, plane: int = 0) -> 
 def _pods(layout: Layout) -> list[tuple[range, range]]:
     """(leaves, spines) of each group the leaves' uplinks spread over: one group in two
     tiers; pods of radix/2 leaves in three, a full pod with as many spines as a leaf has
-    uplinks, the last pod the spines left."""
+    uplinks, the last pod the spines left. A zoned fabric's pods are its AI zones, every
+    zone with the same spines (the last built whole)."""
     if layout.tiers == 2:
         return [(range(layout.leaves), range(layout.spines))]
+    if layout.zone_leaves:
+        zones = math.ceil(layout.leaves / layout.zone_leaves)
+        per_zone, rest = divmod(layout.spines, zones)
+        if rest or not per_zone:
+            raise NotWirable(f"{layout.spines} spines do not split evenly over {zones} zones")
+        return [
+            (
+                range(z * layout.zone_leaves, min((z + 1) * layout.zone_leaves, layout.leaves)),
+                range(z * per_zone, (z + 1) * per_zone),
+            )
+            for z in range(zones)
+        ]
     h = layout.spine_radix // 2
     pods = []
     spine = 0
@@ -460,6 +483,7 @@ def _upper_tiers(
                 )
     if not layout.cores:
         return
+    up_first = layout.spine_radix - layout.spine_uplinks if layout.spine_uplinks else layout.spine_radix // 2
     for cores, cables in _core_groups(layout, spine_down):
         count = len(cores)
         core_ports = [0] * count
@@ -471,7 +495,7 @@ def _upper_tiers(
             yield Link(
                 "spine-core",
                 spine_name(layout, spine, plane),
-                layout.spine_radix // 2 + up,
+                up_first + up,
                 core_name(layout, core, plane),
                 port,
                 g,
@@ -482,14 +506,16 @@ def _upper_tiers(
 
 
 def _core_planes(layout: Layout, spine_down: list[int]) -> list[list[tuple[int, int]]]:
-    """The (spine, uplink) cables of each core plane: spine j of every full pod sends its
-    uplinks to plane j; a partial pod's uplinks go to the planes in turn."""
-    planes: list[list[tuple[int, int]]] = [[] for _ in range(layout.leaf_uplinks)]
-    for leaves, spines in _pods(layout):
-        full = len(leaves) == layout.spine_radix // 2
+    """The (spine, uplink) cables of each core plane: spine j of every full pod (every AI
+    zone) sends its uplinks to plane j; a partial pod's uplinks go to the planes in turn."""
+    pods = _pods(layout)
+    count = len(pods[0][1]) if layout.zone_leaves else layout.leaf_uplinks
+    planes: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+    for leaves, spines in pods:
+        full = len(leaves) == layout.spine_radix // 2 or bool(layout.zone_leaves)
         n = 0
         for j, spine in enumerate(spines):
-            for up in range(spine_down[spine]):
+            for up in range(layout.spine_uplinks or spine_down[spine]):
                 planes[j % len(planes) if full else n % len(planes)].append((spine, up))
                 n += 1
     return planes

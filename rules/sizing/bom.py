@@ -25,10 +25,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from knowledge.pricebook import Price, PriceBook
 from rules.models import BomLine, NetworkFabric, Topology
 from rules.physical.media import Media
+
+if TYPE_CHECKING:
+    from rules.spares import SparesPolicy
 
 #: Cable tiers whose both ends are switches.
 SWITCH_TIERS = ("leaf-spine", "spine-core", "group-global")
@@ -136,10 +140,12 @@ def fabric_lines(
     server: ServerSide,
     book: PriceBook,
     media: Mapping[str, Media] | None = None,
+    spares: SparesPolicy | None = None,
 ) -> list[BomLine]:
     """The priced parts of one fabric: its switches (leaf + spine + core), the NICs the
     servers bring (included at $0 when they ship with them), the cables, optics and fibre
-    of every cable tier by reach, and the spares.
+    of every cable tier by reach, and the spares per tier by the `spares` policy
+    (rules/spares.yaml; none without one).
 
     `media` gives each tier's medium from the floor model (rules/physical: the tier's
     longest run picks it); a tier without one falls back to the rack rule below (copper
@@ -179,6 +185,7 @@ def fabric_lines(
     servers_in_one_rack = server.nodes <= assumptions.servers_per_rack
     switches_in_one_rack = switch_units <= assumptions.network_rack_units
     parts: dict[str, tuple[int, list[str]]] = {}
+    per_tier: list[tuple[str, str, int]] = []
     for tier in topology.cables:
         node_end = None if tier.tier in SWITCH_TIERS else ("twin" if server.twin_port else "single")
         in_rack = switches_in_one_rack if node_end is None else servers_in_one_rack
@@ -188,6 +195,7 @@ def fabric_lines(
             else link_parts(tier.count, tier.gbps, in_rack, node_end)
         )
         for key, quantity, note in tier_parts:
+            per_tier.append((tier.tier, key, quantity))
             before, notes = parts.get(key, (0, []))
             parts[key] = (before + quantity, [*notes, f"{tier.tier}: {note}"])
     if server.nic_model and server.ports_per_node:
@@ -207,22 +215,60 @@ def fabric_lines(
     cabling = [
         price_line(fabric, book.price(key), quantity, "; ".join(notes)) for key, (quantity, notes) in parts.items()
     ]
-    return lines + cabling + spare_lines(cabling, assumptions.spares_pct)
+    if spares is None:
+        return lines + cabling
+    return lines + cabling + spare_lines(fabric, topology, switch_price, per_tier, book, spares)
 
 
-def spare_lines(lines: list[BomLine], spares_pct: float) -> list[BomLine]:
-    """Spares: `spares_pct` % of every transceiver, cable and fibre line, rounded up."""
-    if spares_pct <= 0:
-        return []
-    return [
-        line.model_copy(
-            update={
-                "category": "spare",
-                "quantity": math.ceil(line.quantity * spares_pct / 100),
-                "description": f"Spare: {line.description}",
-                "note": f"{spares_pct:g} % of {line.quantity:,}, rounded up",
-            }
-        )
-        for line in lines
-        if line.category in ("transceiver", "cable", "fibre") and line.quantity
-    ]
+#: A spare sits on the shelf: no power drawn, no rack space taken.
+ON_THE_SHELF = {"watts": None, "rack_units": None}
+
+
+def spare_lines(
+    fabric: NetworkFabric,
+    topology: Topology,
+    switch_price: Price,
+    per_tier: list[tuple[str, str, int]],
+    book: PriceBook,
+    spares: SparesPolicy,
+) -> list[BomLine]:
+    """The spares, tier by tier: spare switches of each switch tier, then spare optics,
+    cables and fibre of each cable tier, each line saying its tier and the policy's figure."""
+    lines = []
+    for tier, count in (
+        ("leaf", topology.leaf_switches),
+        ("spine", topology.spine_switches),
+        ("core", topology.core_switches),
+    ):
+        n = spares.switches_for(tier, count)
+        if n:
+            line = price_line(
+                fabric,
+                switch_price,
+                n,
+                f"{tier}: {spares.switch_words(tier)} ({count:,} {tier} switches); {spares.source}",
+            )
+            lines.append(
+                line.model_copy(
+                    update={
+                        "category": "spare",
+                        "description": f"Spare {tier} switch: {line.description}",
+                        **ON_THE_SHELF,
+                    }
+                )
+            )
+    for tier, key, quantity in per_tier:
+        n = spares.optics_for(tier, quantity)
+        if n:
+            line = price_line(
+                fabric,
+                book.price(key),
+                n,
+                f"{tier}: {spares.optics_words(tier)} of {quantity:,}, rounded up; {spares.source}",
+            )
+            lines.append(
+                line.model_copy(
+                    update={"category": "spare", "description": f"Spare ({tier}): {line.description}", **ON_THE_SHELF}
+                )
+            )
+    return lines
