@@ -243,6 +243,7 @@ def _ask(
     if decision.want == Want.design and shown is not None:
         return AskResult(
             kind=AskKind.design_answer,
+            decided_by=decision.decided_by,
             profile=merged,
             missing=merged.missing(),
             recommendation=shown,
@@ -254,6 +255,7 @@ def _ask(
         if hit is not None:
             return AskResult(
                 kind=AskKind.answer,
+                decided_by=decision.decided_by,
                 profile=merged,
                 missing=merged.missing(),
                 answer=hit,
@@ -267,6 +269,7 @@ def _ask(
         side, side_text = side_answer(None, decision)
         return AskResult(
             kind=AskKind.clarification,
+            decided_by=decision.decided_by,
             profile=merged,
             missing=missing,
             answer=side,
@@ -278,6 +281,7 @@ def _ask(
     except ValidationError as exc:
         return AskResult(
             kind=AskKind.clarification,
+            decided_by=decision.decided_by,
             profile=merged,
             missing=[],
             reply=markdown.invalid_profile_markdown(exc),
@@ -292,6 +296,7 @@ def _ask(
         summary = markdown.what_changed_markdown(shown, rec) + "\n\n" + summary
     return AskResult(
         kind=AskKind.recommendation,
+        decided_by=decision.decided_by,
         profile=merged,
         missing=[],
         recommendation=rec,
