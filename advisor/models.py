@@ -130,3 +130,8 @@ class AskResult(BaseModel):
         default_factory=DialogueContext,
         description="What this answer was about: send it back with the next question for a follow-up to lean on.",
     )
+    decided_by: str = Field(
+        default="",
+        description="Which rule of the advisor's decision rules (advisor/decisions.yaml) decided what the question wants.",
+        examples=["about_shown_design"],
+    )

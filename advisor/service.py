@@ -244,6 +244,7 @@ def _ask(
     if decision.want == Want.design and shown is not None:
         return AskResult(
             kind=AskKind.design_answer,
+            decided_by=decision.decided_by,
             profile=merged,
             missing=merged.missing(),
             recommendation=shown,
@@ -255,6 +256,7 @@ def _ask(
         if hit is not None:
             return AskResult(
                 kind=AskKind.answer,
+                decided_by=decision.decided_by,
                 profile=merged,
                 missing=merged.missing(),
                 answer=hit,
@@ -268,6 +270,7 @@ def _ask(
         side, side_text = side_answer(None, decision)
         return AskResult(
             kind=AskKind.clarification,
+            decided_by=decision.decided_by,
             profile=merged,
             missing=missing,
             answer=side,
@@ -279,6 +282,7 @@ def _ask(
     except ValidationError as exc:
         return AskResult(
             kind=AskKind.clarification,
+            decided_by=decision.decided_by,
             profile=merged,
             missing=[],
             reply=markdown.invalid_profile_markdown(exc),
@@ -293,6 +297,7 @@ def _ask(
         summary = markdown.what_changed_markdown(shown, rec) + "\n\n" + summary
     return AskResult(
         kind=AskKind.recommendation,
+        decided_by=decision.decided_by,
         profile=merged,
         missing=[],
         recommendation=rec,

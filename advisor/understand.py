@@ -6,19 +6,19 @@ decided here, from the message, what earlier turns established and whether a des
 shown. The action server calls `understand` for every turn that is not small talk, so
 the chat and the API cannot disagree on the same words.
 
-The decision, in order:
+The decision is data: advisor/decisions.yaml lists the rules in order, each a
+rule-engine condition over boolean facts computed once per message (`message_facts`),
+and the first that holds decides; its name is returned as `decided_by`. In short:
 
 1. Once a design is shown, a message asking about one of its figures or settings
    (advisor/cues.yaml `design`: "price?", "what MTU do we set", "why not Dragonfly+?") is
    about that design, unless it gives a new GPU or server count (a what-if). A fabric,
    workload or training plan ("and with PP 4?") stated after it is a what-if too.
 2. A relative resize ("double it") or a GPU/server count, model size or budget is a
-   sizing request, except a question ("what would ...", "is ... worth it") that names no
-   workload, asks for nothing to be designed, continues no sizing of earlier turns, and
-   that the knowledge base answers: "what does an InfiniBand fabric for 16 DGX H100
-   cost?" asks for the guide's figure, not for a design. A workload named in a question
-   about someone else's figures or cluster ("did Meta's 24K-GPU training cluster use
-   DCQCN?") does not make it a sizing request either.
+   sizing request, except a question that names no workload, asks for nothing to be
+   designed, continues no sizing of earlier turns, and that the knowledge base answers
+   ("what does an InfiniBand fabric for 16 DGX H100 cost?" asks for the guide's figure),
+   or a question about someone else's figures or cluster.
 3. A phrase asking for a design ("what network do we need") is a sizing request; a
    question (what, how, why, is ...) is a knowledge question; details that continue or
    start a profile ("it is for training") continue the sizing.
@@ -30,17 +30,20 @@ considering?"): `side_question` is that clause, answered beside the recommendati
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import rule_engine
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rules.models import ProfileDraft
 
 CUES_FILE = Path(__file__).with_name("cues.yaml")
+DECISIONS_FILE = Path(__file__).with_name("decisions.yaml")
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 COUNT_FIELDS = ("gpu_count", "node_count")
 #: details that change the design shown when stated after it ("with RoCE?", "and with PP 4?")
@@ -63,6 +66,7 @@ class Understanding(BaseModel):
     want: Want
     design_topics: list[str] = Field(default_factory=list, description="Figures of the design asked about.")
     side_question: str | None = Field(default=None, description="A question asked inside a sizing request.")
+    decided_by: str = Field(default="", description="The rule of advisor/decisions.yaml that decided it.")
 
 
 @cache
@@ -171,6 +175,158 @@ def _gives_a_count(text: str) -> bool:
     return bool(_COUNT.search(text))
 
 
+class DecisionRule(BaseModel):
+    """One rule of advisor/decisions.yaml."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    when: str = Field(min_length=1, description="A rule-engine condition over the facts.")
+    want: Want
+    topics: bool = Field(description="Whether the design topics the message names go with the decision.")
+
+
+class DecisionFile(BaseModel):
+    """advisor/decisions.yaml as a whole."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    facts: dict[str, str] = Field(min_length=1, description="Each fact's name and what it means.")
+    rules: list[DecisionRule] = Field(min_length=1)
+
+
+class DecisionFileError(ValueError):
+    """advisor/decisions.yaml is malformed: the message names the file and the rule."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A rule of advisor/decisions.yaml with its compiled condition."""
+
+    rule: DecisionRule
+    condition: rule_engine.Rule
+
+
+def load_decisions(data: Any, source: str = "decisions.yaml") -> list[Decision]:
+    """Validate the decision rules and compile their conditions, naming the file and the
+    rule on the first problem: the shape, a name used twice, a condition that does not
+    parse or names a fact the file does not declare, facts that differ from the ones
+    `message_facts` computes, and a last rule that does not always hold."""
+    try:
+        spec = DecisionFile.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        path = ".".join(str(part) for part in error["loc"])
+        raise DecisionFileError(f"{source}: {path}: {error['msg']}") from exc
+    if set(spec.facts) != set(FACTS):
+        raise DecisionFileError(
+            f"{source}: facts must be the ones advisor.understand computes: {', '.join(FACTS)} "
+            f"(declared: {', '.join(spec.facts)})"
+        )
+    types = dict.fromkeys(spec.facts, rule_engine.DataType.BOOLEAN)
+    context = rule_engine.Context(type_resolver=rule_engine.type_resolver_from_dict(types))
+    decisions: list[Decision] = []
+    seen: set[str] = set()
+    for rule in spec.rules:
+        where = f"{source}: rule {rule.name}"
+        if rule.name in seen:
+            raise DecisionFileError(f"{where}: the name is used twice")
+        seen.add(rule.name)
+        try:
+            condition = rule_engine.Rule(rule.when.strip(), context=context)
+        except rule_engine.SymbolResolutionError as exc:
+            raise DecisionFileError(f"{where}: condition names unknown fact {exc.symbol_name!r}") from exc
+        except rule_engine.EngineError as exc:
+            raise DecisionFileError(f"{where}: bad condition {rule.when!r}: {exc.message}") from exc
+        decisions.append(Decision(rule=rule, condition=condition))
+    if decisions[-1].rule.when.strip() != "true":
+        raise DecisionFileError(f"{source}: rule {decisions[-1].rule.name}: the last rule must be `true`")
+    return decisions
+
+
+@cache
+def decisions() -> list[Decision]:
+    """advisor/decisions.yaml, validated and compiled once per process."""
+    return load_decisions(yaml.safe_load(DECISIONS_FILE.read_text(encoding="utf-8")), DECISIONS_FILE.name)
+
+
+#: the facts every decision rule reads, in advisor/decisions.yaml's order
+FACTS = (
+    "question",
+    "reported",
+    "new_count",
+    "sized",
+    "design_shown",
+    "names_topics",
+    "points_at_design",
+    "what_if",
+    "asks_only_about",
+    "asks_for_design",
+    "calculated",
+    "count_and_workload",
+    "resized",
+    "workload_named",
+    "continues",
+    "knowledge_answers",
+    "gives_details",
+    "earlier_profile",
+)
+
+
+def message_facts(
+    question: str,
+    found: ProfileDraft,
+    given: ProfileDraft | None,
+    topics: list[str],
+    *,
+    resized: bool,
+    design_shown: bool,
+    knowledge_answers: bool,
+    calculated: bool,
+) -> dict[str, bool]:
+    """The facts of advisor/decisions.yaml for one message, each computed once."""
+    new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
+    return {
+        "question": is_question(question),
+        "reported": asks_about_reported_figures(question),
+        "new_count": new_count,
+        "sized": new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS),
+        "design_shown": design_shown,
+        "names_topics": bool(topics),
+        "points_at_design": about_shown_design(question),
+        "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
+        or (found.gpu_model is not None and bool(_cues()["change"].search(question))),
+        "asks_only_about": asks_only_about(question),
+        "asks_for_design": asks_for_design(question),
+        "calculated": calculated,
+        "count_and_workload": new_count and found.workload is not None,
+        "resized": resized,
+        "workload_named": found.workload is not None,
+        "continues": given is not None and given.workload is not None,
+        "knowledge_answers": knowledge_answers,
+        "gives_details": bool(found.model_dump(exclude_none=True)),
+        "earlier_profile": given is not None,
+    }
+
+
+#: decisions remembered per combination of facts (2**18 at most; few occur)
+_DECIDED: dict[tuple[bool, ...], DecisionRule] = {}
+_DECIDED_LIMIT = 4096
+
+
+def decide(facts: dict[str, bool]) -> DecisionRule:
+    """The first rule of advisor/decisions.yaml whose condition holds for `facts`."""
+    key = tuple(facts[name] for name in FACTS)
+    known = _DECIDED.get(key)
+    if known is not None:
+        return known
+    rule = next(decision.rule for decision in decisions() if decision.condition.matches(facts))
+    if len(_DECIDED) >= _DECIDED_LIMIT:
+        _DECIDED.clear()
+    _DECIDED[key] = rule
+    return rule
+
+
 def understand(
     question: str,
     found: ProfileDraft,
@@ -181,7 +337,8 @@ def understand(
     knowledge_answers: bool = True,
     calculated: bool = False,
 ) -> Understanding:
-    """What `question` wants (see the module docstring).
+    """What `question` wants (see the module docstring), decided by the first rule of
+    advisor/decisions.yaml that holds.
 
     `found` is what the extractor read from the question alone, `given` what earlier
     turns established (None when nothing), `resized` whether it scales the size on the
@@ -190,45 +347,23 @@ def understand(
     with its own numbers ("time to all-reduce 14 GB over 400G": its "7B" is no cluster).
     """
     topics = design_topics(question)
-    new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
-    what_if = any(getattr(found, name) is not None for name in WHAT_IF_FIELDS) or (
-        found.gpu_model is not None and bool(_cues()["change"].search(question))
+    facts = message_facts(
+        question,
+        found,
+        given,
+        topics,
+        resized=resized,
+        design_shown=design_shown,
+        knowledge_answers=knowledge_answers,
+        calculated=calculated,
     )
-    about_shown = design_shown and bool(topics) and about_shown_design(question)  # "what does it use?"
-    if is_question(question) and asks_about_reported_figures(question) and not new_count and not about_shown:
-        # "how large were Meta's Llama 3 training pods?": someone else's cluster re-sizes nothing
-        return Understanding(want=Want.question, design_topics=topics)
-    if design_shown and what_if and not asks_only_about(question):
-        # "what if we go RoCE instead, how much would we save?", "and with TP 4?", "and if we
-        # used 200GbE instead to save money?": a what-if on the design, its figures asked of
-        # the new one (before the follow-up check: the cost cue would take it for one)
-        return _sizing(question, topics)
-    if design_shown and topics and not new_count and about_shown_design(question):
-        return Understanding(want=Want.design, design_topics=topics)
-    # a sum asked alone; "256 H100 training, and an all-reduce of 14 GB at 400G?" is a request
-    if calculated and not asks_for_design(question) and not resized and not (new_count and found.workload):
-        return Understanding(want=Want.question, design_topics=topics)
-    sized = new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS)
-    continues = given is not None and given.workload is not None
-    if sized:
-        guide_fact = (
-            is_question(question)
-            and (found.workload is None or asks_about_reported_figures(question))
-            and not asks_for_design(question)
-            and not continues
-            and not resized
-            and knowledge_answers
-        )
-        if not guide_fact:
-            return _sizing(question, topics if design_shown or new_count else [])
-        return Understanding(want=Want.question)
-    if asks_for_design(question):
-        return _sizing(question, [])
-    if is_question(question) or asks_about_reported_figures(question):  # "meta llama3 trained on roce or ib"
-        return Understanding(want=Want.question, design_topics=topics)
-    if found.model_dump(exclude_none=True) and (given is not None or found.workload is not None):
-        return _sizing(question, [])
-    return Understanding(want=Want.other, design_topics=topics)
+    rule = decide(facts)
+    return Understanding(
+        want=rule.want,
+        design_topics=topics if rule.topics else [],
+        side_question=side_question(question) if rule.want == Want.sizing else None,
+        decided_by=rule.name,
+    )
 
 
 _ABOUT = re.compile(r"^\s*(?:what|how)\s+(?:is|are|does|do)\b|\b(?:explain|define|meaning\s+of)\b", re.I)
@@ -237,7 +372,3 @@ _ABOUT = re.compile(r"^\s*(?:what|how)\s+(?:is|are|does|do)\b|\b(?:explain|defin
 def asks_only_about(text: str) -> bool:
     """ "what is RoCE?", "explain InfiniBand": asks what a fabric is, changes nothing."""
     return bool(_ABOUT.search(text))
-
-
-def _sizing(question: str, topics: list[str]) -> Understanding:
-    return Understanding(want=Want.sizing, design_topics=topics, side_question=side_question(question))
