@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import struct
+import time
 from pathlib import Path
 
 import numpy as np
@@ -88,3 +89,15 @@ def test_semantic_index_ranks_by_meaning_and_reuses_its_cached_vectors(tmp_path:
     model.encode = counting  # type: ignore[method-assign]
     second = SemanticIndex(model, entries, tmp_path)
     assert calls == [] and np.array_equal(second.phrasings, first.phrasings)
+
+
+def test_encoding_reads_a_long_message_only_as_far_as_its_first_256_pieces() -> None:
+    """A hostile 2-million-character message costs what a short one does: the tokenizer
+    stops after the pieces the model takes (it once split the whole text first)."""
+    wordpiece = embedding.WordPiece(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "pfc", "ecn"])
+    text = "PFC, ECN! " * 200_000
+    started = time.perf_counter()
+    ids = wordpiece.encode(text)
+    assert time.perf_counter() - started < 0.5
+    assert len(ids) == embedding.MAX_TOKENS and ids[:5] == [2, 4, 1, 5, 1]
+    assert embedding.basic_tokens("Ab\u00e9 c\u4e2d\u6587d, e\x00f") == ["abe", "c", "\u4e2d", "\u6587", "d", ",", "ef"]
