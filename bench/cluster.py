@@ -155,7 +155,8 @@ def one_fault(supervisor: Supervisor, layout: cluster.Layout, token: str, name: 
     return (
         f"{lost} of {turns + lost} turns lost ({100 * lost / max(1, turns + lost):.2f} %, target <= 1 %), "
         f"{slots} conversations with slots lost, {missing} of {len(stored.ids)} stored recommendations lost "
-        f"({stored.failed} refused while it was down), {back_text}"
+        f"({stored.failed} refused while it was down), {back_text}; "
+        f"load average {os.getloadavg()[0]:.1f} (speed figures on a shared machine are rough)"
     )
 
 
