@@ -106,3 +106,8 @@ _.SignedSocketIO
 _.session_request
 _.handle_message
 _.user_uttered
+# bot/channels/ticket_lock.py: named in bot/endpoints-cluster.yml, Rasa calls lock() with its own signature
+_.LeasedRedisLockStore
+_.lock
+_.lock_lifetime
+_.wait_time_in_seconds

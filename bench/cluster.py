@@ -88,8 +88,18 @@ def store_recommendations(api: str, until: float, stored: Stored) -> None:
 
 
 def lost_recommendations(api: str, ids: list[str]) -> int:
+    """How many confirmed ids the API no longer finds (404). A 429 from the API's rate
+    limit (the check reads every id from one address) is waited out, not counted: the
+    first run of the matrix counted those as lost."""
+    lost = 0
     with httpx.Client(timeout=30) as client:
-        return sum(client.get(f"{api}/v1/recommendations/{rec_id}").status_code != 200 for rec_id in set(ids))
+        for rec_id in set(ids):
+            response = client.get(f"{api}/v1/recommendations/{rec_id}")
+            while response.status_code == 429 or response.status_code >= 500:
+                time.sleep(float(response.headers.get("retry-after", "1")))
+                response = client.get(f"{api}/v1/recommendations/{rec_id}")
+            lost += response.status_code != 200
+    return lost
 
 
 def answers(supervisor: Supervisor, name: str, old_pid: int) -> Callable[[], bool]:
@@ -145,6 +155,8 @@ def one_fault(supervisor: Supervisor, layout: cluster.Layout, token: str, name: 
     [result] = results
     turns = len(result.turn_ms)
     lost = len(result.errors)
+    for error in result.errors[:3]:
+        print(f"    {name}: {error}", flush=True)
     slots = sum("slots lost" in error for error in result.errors)
     missing = lost_recommendations(api, stored.ids)
     back_text = (
@@ -155,7 +167,8 @@ def one_fault(supervisor: Supervisor, layout: cluster.Layout, token: str, name: 
     return (
         f"{lost} of {turns + lost} turns lost ({100 * lost / max(1, turns + lost):.2f} %, target <= 1 %), "
         f"{slots} conversations with slots lost, {missing} of {len(stored.ids)} stored recommendations lost "
-        f"({stored.failed} refused while it was down), {back_text}"
+        f"({stored.failed} refused while it was down), {back_text}; "
+        f"load average {os.getloadavg()[0]:.1f} (speed figures on a shared machine are rough)"
     )
 
 

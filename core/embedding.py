@@ -26,8 +26,9 @@ import json
 import struct
 import unicodedata
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -86,35 +87,45 @@ def _is_cjk(code: int) -> bool:
 def basic_tokens(text: str) -> list[str]:
     """BERT's basic tokenizer (uncased): drop control characters, split on white space,
     lower-case, strip accents, and make each punctuation sign and CJK ideograph a token."""
-    cleaned = []
+    return list(_tokens(text))
+
+
+def _words(text: str) -> Iterator[str]:
+    """The white-space separated words of text, control characters dropped, each CJK
+    ideograph a word, read lazily (the encoder stops after its first pieces)."""
+    word: list[str] = []
     for char in text:
         code = ord(char)
         if code == 0 or code == 0xFFFD:
             continue
-        if char in " \t\n\r" or unicodedata.category(char) == "Zs":
-            cleaned.append(" ")
-        elif unicodedata.category(char).startswith("C"):
-            continue
-        elif _is_cjk(code):
-            cleaned.append(f" {char} ")
-        else:
-            cleaned.append(char)
-    tokens: list[str] = []
-    for word in "".join(cleaned).split():
+        category = unicodedata.category(char)
+        if char in " \t\n\r" or category == "Zs" or _is_cjk(code):
+            if word:
+                yield "".join(word)
+                word = []
+            if _is_cjk(code):
+                yield char
+        elif not category.startswith("C"):
+            word.append(char)
+    if word:
+        yield "".join(word)
+
+
+def _tokens(text: str) -> Iterator[str]:
+    for word in _words(text):
         word = unicodedata.normalize("NFD", word.lower())
         word = "".join(c for c in word if unicodedata.category(c) != "Mn")
         current = ""
         for char in word:
             if _is_punctuation(char):
                 if current:
-                    tokens.append(current)
+                    yield current
                     current = ""
-                tokens.append(char)
+                yield char
             else:
                 current += char
         if current:
-            tokens.append(current)
-    return tokens
+            yield current
 
 
 class WordPiece:
@@ -144,9 +155,10 @@ class WordPiece:
         return pieces
 
     def encode(self, text: str, max_tokens: int = MAX_TOKENS) -> list[int]:
-        """[CLS] pieces [SEP], cut to max_tokens in all."""
-        ids = [piece for word in basic_tokens(text) for piece in self.word_ids(word)]
-        return [self.cls, *ids[: max_tokens - 2], self.sep]
+        """[CLS] pieces [SEP], cut to max_tokens in all. The text is read only as far as
+        those pieces reach, so a 100k-character message costs no more than a short one."""
+        pieces = (piece for word in _tokens(text) for piece in self.word_ids(word))
+        return [self.cls, *islice(pieces, max(0, max_tokens - 2)), self.sep]
 
 
 # --- weights ---------------------------------------------------------------------------

@@ -2,10 +2,12 @@
 
     PostgreSQL   Rasa's tracker store, and the stored recommendations (password auth)
     Redis        Rasa's lock store, and Slack event de-duplication (password auth)
-    rasa-1/2     Rasa replicas (bot/endpoints-cluster.yml), each with its action server
+    rasa-1/2     Rasa replicas (bot/endpoints-cluster.yml), calling the action servers
+                 through the balancer
     actions-1/2  action servers (stateless: recommendations go to PostgreSQL)
     api-1/2      API processes (stateless likewise)
-    balancer     HAProxy on the usual ports: API and web chat on 8000, Rasa on 5005
+    balancer     HAProxy on the usual ports: API and web chat on 8000, Rasa on 5005, and
+                 the action servers on replica_base_port + 10 (5055 in deploy/)
 
 PostgreSQL, Redis and HAProxy are Debian's packages (installed when missing, ops.parts),
 with their data and configuration under var/cluster/. Every process is started, kept
@@ -72,6 +74,15 @@ class Layout:
         return [f"http://{self.host}:{self.replica_port(RASA, n)}" for n in range(1, REPLICAS + 1)]
 
     @property
+    def actions_port(self) -> int:
+        """The balancer's port for the action servers (replica_port(ACTIONS, 0))."""
+        return self.replica_port(ACTIONS, 0)
+
+    @property
+    def actions_replicas(self) -> list[str]:
+        return [f"http://{self.host}:{self.replica_port(ACTIONS, n)}" for n in range(1, REPLICAS + 1)]
+
+    @property
     def api_replicas(self) -> list[str]:
         return [f"http://{self.host}:{self.replica_port(API, n)}" for n in range(1, REPLICAS + 1)]
 
@@ -132,7 +143,9 @@ def services(where: Layout, secrets: dict[str, str] | None = None) -> list[Servi
                 launch.RASA_START_TIMEOUT,
                 env={
                     **launch.RASA_ENV,
-                    "ACTION_SERVER_URL": f"http://{where.host}:{where.replica_port(ACTIONS, n)}/webhook",
+                    # through the balancer: a dead action server costs no turn (HAProxy
+                    # sends the call to the other one)
+                    "ACTION_SERVER_URL": f"http://{where.host}:{where.actions_port}/webhook",
                     "RASA_DB_HOST": where.host,
                     "RASA_DB_PORT": str(where.postgres_port),
                     "RASA_DB_NAME": parts.DATABASE,
@@ -166,6 +179,7 @@ def services(where: Layout, secrets: dict[str, str] | None = None) -> list[Servi
         )
     frontends = [
         Frontend("api", where.api_port, [url.split("//")[1] for url in where.api_replicas], "/healthz"),
+        Frontend("actions", where.actions_port, [url.split("//")[1] for url in where.actions_replicas], "/health"),
         Frontend("rasa", where.rasa_port, [url.split("//")[1] for url in where.rasa_replicas], "/", "/socket.io"),
     ]
     result.append(parts.haproxy(data / "balancer", frontends, where.host))
@@ -182,6 +196,7 @@ def compose_frontends() -> list[Frontend]:
     name, Rasa's limited to its channels' paths."""
     return [
         Frontend("api", 8000, [f"api-{n}:8000" for n in range(1, REPLICAS + 1)], "/healthz"),
+        Frontend("actions", 5055, [f"actions-{n}:5055" for n in range(1, REPLICAS + 1)], "/health"),
         Frontend(
             "rasa", 5005, [f"rasa-{n}:5005" for n in range(1, REPLICAS + 1)], "/", "/socket.io", RASA_PUBLIC_PATHS
         ),

@@ -262,10 +262,18 @@ def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1") -> st
         "    timeout client 120s",
         "    timeout server 120s",
         "    timeout tunnel 1h",
+        # a health check may take this long under load: at the default (inter, 1 s) checks
+        # that timed out on a busy machine took healthy replicas out; a dead one still
+        # fails at once (connection refused)
+        "    timeout check 10s",
         "    retries 3",
         "    option redispatch 1",
         "    retry-on conn-failure empty-response",
         "    option http-buffer-request",
+        # the address HAProxy saw, appended to X-Forwarded-For (the API's rate limit and
+        # uvicorn trust the last entry only from the balancer); without it a client's own
+        # header passed through unchanged and named any client it liked
+        "    option forwardfor",
         "    default-server inter 1s fall 2 rise 2",
     ]
     for frontend in frontends:

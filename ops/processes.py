@@ -8,7 +8,10 @@ and stop servers the same way:
 - every child runs in a session of its own (a Ctrl-C in the terminal reaches only the
   supervisor, which stops the children in order) and dies with the process that
   started it (Linux's parent-death signal), so a SIGKILL of the supervisor, or of a
-  test run, leaves nothing behind;
+  test run, leaves nothing behind. Linux sends that signal when the *thread* that forked
+  the child ends, not the process, so every child is forked by one long-lived thread of
+  ours (`_Spawner`): a replica restarted from a short-lived thread (the supervisor's
+  watch loop in a test) would otherwise die the moment that thread returned;
 - a port someone else listens on fails the start at once, naming the port, and a
   health check counts only when the listener is the process we started.
 """
@@ -22,12 +25,15 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from queue import SimpleQueue
+from typing import IO, Any
 
 import httpx
 
@@ -108,6 +114,36 @@ def child_setup(user: str | None = None) -> Callable[[], None]:
     return setup
 
 
+class _Spawner:
+    """One daemon thread, alive as long as the process, that forks every child: the
+    parent-death signal follows the forking thread (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._jobs: SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def run(self, job: Callable[[], Any]) -> Any:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="process-spawner", daemon=True)
+                self._thread.start()
+        result: Future[Any] = Future()
+        self._jobs.put((job, result))
+        return result.result()
+
+    def _serve(self) -> None:
+        while True:
+            job, result = self._jobs.get()
+            try:
+                result.set_result(job())
+            except BaseException as exc:  # handed to the caller, who raises it
+                result.set_exception(exc)
+
+
+_SPAWNER = _Spawner()
+
+
 def spawn(
     command: Sequence[str],
     *,
@@ -118,17 +154,21 @@ def spawn(
 ) -> subprocess.Popen[bytes]:
     """command in a session of its own, dying with us, its output appended to log."""
     out: IO[bytes] | int = open(log, "ab") if isinstance(log, Path) else log  # noqa: SIM115 (the child holds it)
+    setup = child_setup(user)
     try:
-        return subprocess.Popen(
-            list(command),
-            cwd=cwd,
-            env={**os.environ, **(env or {})},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=child_setup(user),
+        process: subprocess.Popen[bytes] = _SPAWNER.run(
+            lambda: subprocess.Popen(
+                list(command),
+                cwd=cwd,
+                env={**os.environ, **(env or {})},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=setup,
+            )
         )
+        return process
     finally:
         if not isinstance(out, int):
             out.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from api.server import UVICORN_FLAGS
 from bot import launch
 from core.settings import settings
 from ops import supervisor
@@ -24,7 +25,23 @@ VAR = settings.var_dir.resolve()
 
 
 def api_command(port: int, host: str) -> list[str]:
-    return [str(VENV_BIN / "python"), "-m", "uvicorn", "api.app:app", "--host", host, "--port", str(port)]
+    """uvicorn with the bounded request head (api/server.py), taking X-Forwarded-For only
+    from the balancers the rate limit trusts (FABRIC_ADVISOR_TRUSTED_PROXIES), never from
+    any client."""
+    return [
+        str(VENV_BIN / "python"),
+        "-m",
+        "uvicorn",
+        "api.app:app",
+        "--host",
+        host,
+        "--port",
+        str(port),
+        *UVICORN_FLAGS,
+        "--proxy-headers",
+        "--forwarded-allow-ips",
+        settings.trusted_proxies,
+    ]
 
 
 def services(secrets: dict[str, str] | None = None) -> list[Service]:

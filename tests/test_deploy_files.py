@@ -130,3 +130,14 @@ def test_every_install_is_pinned_and_the_rasa_requirements_carry_hashes():
     assert len(pins) > 100
     unhashed = [name for name, _, rest in pins if "--hash=sha256:" not in rest]
     assert not unhashed
+
+
+def test_the_api_bounds_its_request_head_and_trusts_forwarded_addresses_from_the_balancer_only():
+    from api.server import UVICORN_FLAGS
+    from core.settings import settings
+    from ops.run import api_command
+
+    command = api_command(8000, "127.0.0.1")
+    assert all(flag in command for flag in UVICORN_FLAGS)
+    assert command[command.index("--forwarded-allow-ips") + 1] == settings.trusted_proxies
+    assert "*" not in settings.trusted_proxies

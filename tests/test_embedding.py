@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -105,3 +106,25 @@ def test_building_an_index_reports_each_batch_to_the_installed_progress_sink(tmp
     seen.clear()
     SemanticIndex(model, entries, tmp_path)  # cached vectors, and no sink installed
     assert seen == []
+
+
+def test_encoding_reads_a_long_message_only_as_far_as_its_first_256_pieces() -> None:
+    """A hostile 2-million-character message costs what a short one does: the tokenizer
+    stops after the pieces the model takes (it once split the whole text first)."""
+    wordpiece = embedding.WordPiece(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "pfc", "ecn"])
+    text = _CountedText("PFC, ECN! " * 200_000)
+    ids = wordpiece.encode(text)
+    assert text.read < 10_000, f"the tokenizer read {text.read:,} of {len(text):,} characters"
+    assert len(ids) == embedding.MAX_TOKENS and ids[:5] == [2, 4, 1, 5, 1]
+    assert embedding.basic_tokens("Ab\u00e9 c\u4e2d\u6587d, e\x00f") == ["abe", "c", "\u4e2d", "\u6587", "d", ",", "ef"]
+
+
+class _CountedText(str):
+    """A message that counts the characters the tokenizer reads from it."""
+
+    read = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for char in super().__iter__():
+            self.read += 1
+            yield char

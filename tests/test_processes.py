@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -107,3 +108,22 @@ def test_a_child_dies_with_the_process_that_started_it(tmp_path: Path):
             return  # dead, waiting for init to reap it
         time.sleep(0.1)
     raise AssertionError(f"child {child} outlived its parent")
+
+
+def test_a_child_started_from_a_short_lived_thread_outlives_that_thread(tmp_path: Path):
+    """Linux sends the parent-death signal when the forking *thread* ends: a replica the
+    supervisor's watch thread restarted must not die when that thread returns."""
+    started: list[subprocess.Popen[bytes]] = []
+    thread = threading.Thread(
+        target=lambda: started.append(
+            spawn([sys.executable, "-c", "import time; time.sleep(60)"], cwd=tmp_path, env=None, log=tmp_path / "c.log")
+        )
+    )
+    thread.start()
+    thread.join(timeout=20)
+    [child] = started
+    try:
+        time.sleep(1.0)
+        assert child.poll() is None, f"the child died with the thread that started it (exit {child.returncode})"
+    finally:
+        stop(child)

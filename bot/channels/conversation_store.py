@@ -5,7 +5,10 @@ reached, `retrieve` logs the error and returns nothing, so the turn runs on a ne
 empty conversation (every slot gone), and `save` keeps the result in this process's
 memory, where the other replicas never see it. A customer mid-sizing would be asked
 again for what they already said, with nothing saying why. Here both raise
-`ConversationStoreDown`, naming the store; the REST channel (channels/rest.py) answers
+`ConversationStoreDown`, naming the store, once the connection has failed for
+`RETRY_S` (a PostgreSQL restart takes a few seconds: a turn during it waits and carries
+on rather than fail; SQLAlchemy drops the dead pooled connections and opens new ones;
+a save is one transaction, so a retry adds nothing twice); the REST channel (channels/rest.py) answers
 503 with that message, and the next turn, once the database is back, carries on where
 the conversation was (SQLAlchemy opens new connections; nothing of ours restarts).
 
@@ -18,14 +21,20 @@ nothing committed, a power cut at most the last turns.
 Installed by `channels/__init__.py`, like action_validation.
 """
 
+import asyncio
 import sqlite3
-from typing import Any
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from rasa.core.tracker_store import FailSafeTrackerStore
 from rasa.shared.core.trackers import DialogueStateTracker
 from rasa.shared.exceptions import RasaException
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.engine import Engine
+
+RETRY_S = 20.0
+_T = TypeVar("_T")
 
 
 class ConversationStoreDown(RasaException):
@@ -42,25 +51,34 @@ def _down(store: FailSafeTrackerStore, error: Exception) -> ConversationStoreDow
     return ConversationStoreDown(f"the conversation store ({where}) is unreachable: {reason}")
 
 
+def _connection_lost(error: Exception) -> bool:
+    return isinstance(error, (exc.OperationalError, exc.InterfaceError, exc.DisconnectionError)) or (
+        isinstance(error, exc.DBAPIError) and error.connection_invalidated
+    )
+
+
+async def _with_retry(store: FailSafeTrackerStore, call: Callable[[], Awaitable[_T]]) -> _T:
+    """call, again every half second while the store's connection fails, for RETRY_S."""
+    deadline = time.monotonic() + RETRY_S
+    while True:
+        try:
+            return await call()
+        except Exception as error:
+            if not _connection_lost(error) or time.monotonic() > deadline:
+                raise _down(store, error) from error
+        await asyncio.sleep(0.5)
+
+
 async def retrieve(self: FailSafeTrackerStore, sender_id: str) -> DialogueStateTracker | None:
-    try:
-        return await self._tracker_store.retrieve(sender_id)
-    except Exception as error:
-        raise _down(self, error) from error
+    return await _with_retry(self, lambda: self._tracker_store.retrieve(sender_id))
 
 
 async def retrieve_full_tracker(self: FailSafeTrackerStore, sender_id: str) -> DialogueStateTracker | None:
-    try:
-        return await self._tracker_store.retrieve_full_tracker(sender_id)
-    except Exception as error:
-        raise _down(self, error) from error
+    return await _with_retry(self, lambda: self._tracker_store.retrieve_full_tracker(sender_id))
 
 
 async def save(self: FailSafeTrackerStore, tracker: DialogueStateTracker) -> None:
-    try:
-        await self._tracker_store.save(tracker)
-    except Exception as error:
-        raise _down(self, error) from error
+    await _with_retry(self, lambda: self._tracker_store.save(tracker))
 
 
 def sqlite_write_ahead(dbapi_connection: Any, _: Any) -> None:
