@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+import networkx as nx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 from rules import pricing
 from rules.engine import recommend
 from rules.models import Recommendation, WorkloadProfile
-from rules.physical import graph
+from rules.physical import checks, graph
 from rules.physical.build import PhysicalBuild, physical_build
 from rules.physical.cabling import build_for, part_totals, plan_rows
 from rules.physical.floor import resolve
@@ -225,3 +226,42 @@ def test_the_build_is_shared_by_the_design_its_price_and_its_plan():
     built = physical_build.cache_info().currsize
     assert isinstance(build_for(rec), PhysicalBuild)
     assert physical_build.cache_info().currsize == built  # the plan's build is the priced one
+
+
+# ------------------------------------------------- 100,000 GPUs: the graph of one block of each shape
+
+BIG = WorkloadProfile(workload="training", gpu_count=100_000, gpu_model="H100", model_params_b=1800)
+
+
+def big_blocks() -> tuple[PhysicalBuild, nx.MultiGraph]:
+    build = build_for(recommend(BIG))
+    assert build is not None
+    return build, build.block_graph()
+
+
+def test_the_100k_gpu_fabric_is_checked_on_the_graph_of_its_blocks():
+    build, blocks = big_blocks()
+    assert build.layout.kind == "rail_optimized" and build.layout.tiers == 3 and build.tally.repeated
+    assert checks.ports_used_twice(blocks) == []
+    assert checks.switches_over_radix(blocks) == []
+    assert checks.uncabled_host_ports(blocks) == []
+    # the graph holds one SU, one pod of each shape and one core group: a few thousand cables, not 300,000
+    assert blocks.number_of_edges() < 20_000 < build.tally.cables["leaf-spine"]
+    # read by repetition, its cables are the tally's (one plane)
+    weighted = Counter()
+    for _, _, data in blocks.edges(data=True):
+        weighted[data["tier"]] += data["times"]
+    assert dict(weighted) == {t: n // build.layout.planes for t, n in build.tally.cables.items() if n}
+
+
+def test_a_port_used_twice_or_a_core_over_its_radix_in_a_block_fails_the_check():
+    _, blocks = big_blocks()
+    u, v, data = next((u, v, d) for u, v, d in blocks.edges(data=True) if d["tier"] == "spine-core")
+    blocks.add_edge(u, v, **data)  # the same ports again
+    assert checks.ports_used_twice(blocks)
+    core = data["b"]
+    radix = blocks.nodes[core]["ports"]
+    used = sum(1 for _ in blocks.edges(core))
+    for port in range(radix - used + 1):
+        blocks.add_edge("spine-extra", core, **{**data, "a": "spine-extra", "a_port": port, "b_port": radix + port})
+    assert any(core in p for p in checks.switches_over_radix(blocks))

@@ -29,6 +29,7 @@ from rules.physical.graph import (
     NotWirable,
     Placement,
     Tally,
+    block_graph,
     build_graph,
     links,
     over_reach,
@@ -58,6 +59,11 @@ class PhysicalBuild:
 
     def graph(self) -> nx.MultiGraph[str]:
         return build_graph(self.layout, self.floor, self.switch_units)
+
+    def block_graph(self) -> nx.MultiGraph[str]:
+        """Plane 1 wired block by block, one block of each shape (`graph.block_graph`): what
+        the checks run on where the whole graph is too large."""
+        return block_graph(self.layout, self.placement, self.floor, {t: self.media[t] for t in TIERS})
 
     @cached_property
     def tally(self) -> Tally:

@@ -743,8 +743,10 @@ class _Counts:
         cables = dict.fromkeys(TIERS, 0)
         for link in sample:
             cables[link.tier] += 1
+            if link.a == MANAGER:  # the manager's leaves are its SU's, counted with its hosts
+                continue
             ends[link.tier].add(link.b)
-            if link.tier == "node-leaf" and link.a != MANAGER:
+            if link.tier == "node-leaf":
                 hosts.add(link.a)
         self.leaves += times * len(ends["node-leaf"])
         self.spines += times * len(ends["leaf-spine"])
@@ -773,38 +775,48 @@ def host_block(layout: Layout) -> int:
     return max(1, math.lcm(down, layout.ports_per_host) // layout.ports_per_host)
 
 
-def tally(layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media]) -> Tally:
-    """The counts of the wired fabric, read from its links without listing every one:
-    plane 1 is wired block by block, one block of each shape port by port, and the rest
-    read by repetition (the wiring is the same for every block of a shape, only the
-    names move): the hosts' cables one scalable unit (or one leaf-filling group of hosts)
-    at a time, the last partial one on its own; the leaf-spine cables one pod (one AI
-    zone) of each shape; the spine-core cables one core group of each shape; then every
-    other plane as plane 1 (the fabric manager's cables in plane 1 only). A fabric of one
-    block of each is wired whole. tests/test_physical_tally.py checks the result against
-    counting every link."""
-    counts = _Counts()
+def blocks(
+    layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media]
+) -> Iterator[tuple[Iterator[Link], int]]:
+    """Plane 1 of the wiring as blocks, one of each shape: (the block's links, port by
+    port; how many blocks of the fabric have that shape). The hosts' cables one scalable
+    unit (or the fewest hosts that fill whole leaves) at a time, the last partial one on
+    its own; the leaf-spine cables one pod (one AI zone) of each shape; the spine-core
+    cables one core group of each shape; the fabric manager's cables once. Blocks of a
+    shape are wired alike but for names, so the rest of the fabric is read by repetition."""
     block = host_block(layout)
     full, rest = divmod(layout.hosts, block)
     if full:
-        counts.add(_host_links(layout, placement, floor, media, 0, range(block)), full)
+        yield _host_links(layout, placement, floor, media, 0, range(block)), full
     if rest:
-        counts.add(_host_links(layout, placement, floor, media, 0, range(full * block, layout.hosts)))
-    repeated = full > 1
-    if layout.spines:
-        pods = _pods(layout)
-        for first, n in _blocks([(len(leaves), len(spines)) for leaves, spines in pods]):
-            counts.add(_pod_links(layout, placement, floor, media, 0, pods[first]), n)
-            repeated = repeated or n > 1
-        if layout.cores:
-            groups = _core_groups(layout, spine_downlinks(layout))
-            for first, n in _blocks([(len(cores), len(cables)) for cores, cables in groups]):
-                counts.add(_core_links(layout, placement, floor, media, 0, groups[first]), n)
-                repeated = repeated or n > 1
-    manager = sum(1 for _ in _manager_links(layout, placement, floor, media, 0))
+        yield _host_links(layout, placement, floor, media, 0, range(full * block, layout.hosts)), 1
+    yield _manager_links(layout, placement, floor, media, 0), 1
+    if not layout.spines:
+        return
+    pods = _pods(layout)
+    for first, n in _blocks([(len(leaves), len(spines)) for leaves, spines in pods]):
+        yield _pod_links(layout, placement, floor, media, 0, pods[first]), n
+    if layout.cores:
+        groups = _core_groups(layout, spine_downlinks(layout))
+        for first, n in _blocks([(len(cores), len(cables)) for cores, cables in groups]):
+            yield _core_links(layout, placement, floor, media, 0, groups[first]), n
+
+
+def tally(layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media]) -> Tally:
+    """The counts of the wired fabric, read from its `blocks` without listing every link:
+    each block's links counted once and multiplied by the blocks of its shape, then every
+    other plane as plane 1 (the fabric manager's cables in plane 1 only). A fabric of one
+    block of each shape is wired whole. tests/test_physical_tally.py checks the result
+    against counting every link."""
+    counts = _Counts()
+    repeated = False
+    for links_of_block, times in blocks(layout, placement, floor, media):
+        counts.add(links_of_block, times)
+        repeated = repeated or times > 1
+    manager = layout.manager_cables if placement.manager_rack is not None else 0
     p = layout.planes
     cables: dict[str, int] = {t: p * n for t, n in counts.cables.items()}
-    cables["node-leaf"] += manager
+    cables["node-leaf"] -= (p - 1) * manager  # the manager's cables are in plane 1 only
     return Tally(
         leaves=p * counts.leaves,
         spines=p * counts.spines,
@@ -813,3 +825,38 @@ def tally(layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, 
         hosts=counts.hosts,
         repeated=repeated or p > 1,
     )
+
+
+def block_graph(layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media]) -> nx.MultiGraph[str]:
+    """Plane 1's `blocks` as a networkx MultiGraph, each cable with `times` (the blocks of
+    its shape): the graph the checks run on past the size where the whole fabric's graph
+    is too slow. Every device of a block is whole in it (a host's ports, a leaf's down
+    ports, a pod's spines' down ports, a core group's cores), so a port used twice or a
+    switch over its radix inside any block shows."""
+    graph: nx.MultiGraph[str] = nx.MultiGraph(layout=layout)
+    kinds = {"node-leaf": ("host", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core")}
+    radix = {"host": layout.ports_per_host, "leaf": layout.radix, "spine": layout.spine_radix}
+    radix["core"] = layout.spine_radix
+    for links_of_block, times in blocks(layout, placement, floor, media):
+        for link in links_of_block:
+            lower, upper = kinds[link.tier]
+            for device, kind in ((link.a, lower), (link.b, upper)):
+                if device not in graph:
+                    kind = "manager" if device == MANAGER else kind
+                    ports = layout.manager_cables if kind == "manager" else radix[kind]
+                    graph.add_node(device, kind=kind, ports=ports, plane=0)
+            graph.add_edge(
+                link.a,
+                link.b,
+                tier=link.tier,
+                a=link.a,
+                a_port=link.a_port,
+                b=link.b,
+                b_port=link.b_port,
+                gbps=link.gbps,
+                plane=0,
+                length_m=link.length_m,
+                media=link.media.kind,
+                times=times,
+            )
+    return graph
