@@ -26,7 +26,7 @@ from rules import pricing
 from rules.engine import recommend
 from rules.models import Recommendation, WorkloadProfile
 from rules.physical import checks, graph
-from rules.physical.build import PhysicalBuild, physical_build
+from rules.physical.build import PLAN_COVERS, PhysicalBuild, physical_build
 from rules.physical.cabling import build_for, part_totals, plan_rows
 from rules.physical.floor import resolve
 from rules.physical.graph import MANAGER, Layout, place, tally, tier_media, wire
@@ -265,3 +265,13 @@ def test_a_port_used_twice_or_a_core_over_its_radix_in_a_block_fails_the_check()
     for port in range(radix - used + 1):
         blocks.add_edge("spine-extra", core, **{**data, "a": "spine-extra", "a_port": port, "b_port": radix + port})
     assert any(core in p for p in checks.switches_over_radix(blocks))
+
+
+def test_the_design_says_which_networks_its_cabling_plan_lists():
+    rec = recommend(WorkloadProfile(workload="training", gpu_count=1024, gpu_model="H100"))
+    assert PLAN_COVERS in rec.topology.notes
+    storage = [line for line in rec.bill_of_materials if line.fabric == "storage"]
+    assert storage  # priced, with the storage system's ports, but not in the plan
+    build = build_for(rec)
+    assert build is not None
+    assert {str(row[1]) for row in plan_rows(build)} <= {"node-leaf", "leaf-spine", "spine-core"}

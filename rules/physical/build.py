@@ -41,6 +41,13 @@ from rules.physical.graph import (
 from rules.physical.media import REACH_SOURCE, Media
 from rules.platform import Platform
 
+#: Which networks the cabling plan lists, said in every design that has one.
+PLAN_COVERS = (
+    "Cabling plan: every cable of the compute fabric, port by port; the storage network (with the storage "
+    "system's ports), the in-band and the out-of-band networks are in the bill of materials, counted per "
+    "network, not listed cable by cable."
+)
+
 _TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 
 
@@ -112,6 +119,7 @@ class PhysicalBuild:
             f"Floor: {' '.join(self.assumptions())}",
             f"Media by reach ({REACH_SOURCE}): {media}; one part per tier, picked by the tier's longest run, so "
             "both links of a twin-port cage and every spare match.",
+            PLAN_COVERS,
             *self.warnings,
         ]
 
