@@ -27,7 +27,7 @@ from rules.models import (
     TopologyKind,
     WorkloadProfile,
 )
-from rules.physical.build import physical_build, twin_cages
+from rules.physical.build import build_key, physical_build, twin_cages
 from rules.platform import Platform, platform_for
 from rules.rulebook import Fired, decisions, evaluate
 
@@ -109,10 +109,24 @@ def design(
     facts, technology, link_gbps = layout.facts, layout.technology, layout.link_gbps
     option, topology, fabric = layout.option, layout.topology, layout.fabric
     switch_model = layout.switch.model if layout.switch else None
+    edge_ports = _edge_ports(facts) // max(1, facts["node_count"])
+    sized = topology.model_dump_json()  # priced from the same build: its lines read the same wiring
+    if switch_model and topology.total_switches:
+        built = physical_build(
+            build_key(topology),
+            platform,
+            edge_ports,
+            twin_cages(platform, facts["needs_compute_fabric"]),
+            switch_model,
+            profile.floor,
+        )
+        if built is not None:  # the counts the design shows are the wiring's (the formulas check them)
+            topology = built.counted(topology)
+            topology.notes.extend(built.notes())
     bom, cost = pricing.priced(
         technology,
         switch_model,
-        topology.model_dump_json(),
+        sized,
         platform,
         str(profile.workload),
         profile.node_count or 1,
@@ -122,22 +136,11 @@ def design(
             multi_node=facts["multi_node"],
             compute_fabric=facts["needs_compute_fabric"],
             fabric_ports=fabric_ports(facts),
-            edge_ports=_edge_ports(facts) // max(1, facts["node_count"]),
+            edge_ports=edge_ports,
         ),
         profile.floor,
     )
     cost = pricing.with_budget(cost, profile.budget_usd)
-    if switch_model and topology.total_switches:
-        built = physical_build(
-            topology.model_dump_json(),
-            platform,
-            _edge_ports(facts) // max(1, facts["node_count"]),
-            twin_cages(platform, facts["needs_compute_fabric"]),
-            switch_model,
-            profile.floor,
-        )
-        if built is not None:
-            topology.notes.extend(built.notes())
     allreduce, step = _allreduce(technology, link_gbps, topology, job) if job else (None, None)
     return Candidate(
         family=family,

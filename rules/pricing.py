@@ -28,7 +28,7 @@ from rules.models import (
     TopologyKind,
     WorkloadProfile,
 )
-from rules.physical.build import physical_build, twin_cages
+from rules.physical.build import build_key, physical_build, twin_cages
 from rules.platform import NetworkRole, Platform
 from rules.sizing.bom import price_line
 
@@ -248,13 +248,17 @@ def _compute_lines(
     floor: FloorSettings | None = None,
 ) -> tuple[BomLine, ...]:
     """The compute fabric's lines, remembered per design: a pure function of the counts.
-    Each tier's medium comes from the physical build on the floor (rules/physical), the
-    same one the cabling plan lists."""
+    The switches and cables are read from the physical build's wiring and each tier's
+    medium from its floor (rules/physical), the same build the cabling plan lists, so
+    the plan's rows and these lines agree part by part; a fabric not wired port by port
+    (Dragonfly+) is priced from its sized counts."""
     topology = Topology.model_validate_json(topology_json)
     link_gbps = topology.cables[0].gbps if topology.cables else 0
     server = _compute_server_side(platform, nodes, edge_ports, compute_fabric, link_gbps)
-    built = physical_build(topology_json, platform, edge_ports, server.twin_port, switch_model, floor)
+    built = physical_build(build_key(topology), platform, edge_ports, server.twin_port, switch_model, floor)
     media = built.media if built else None
+    if built is not None:
+        topology = built.counted(topology)
     return tuple(
         sizing.fabric_lines(
             "compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media, spares.policy()

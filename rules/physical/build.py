@@ -14,7 +14,7 @@ import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import networkx as nx
 
@@ -23,18 +23,30 @@ from knowledge.pricebook import price_book
 from rules.models import FloorSettings, Topology
 from rules.physical.floor import Floor, resolve
 from rules.physical.graph import (
+    TIERS,
     Layout,
     Link,
     NotWirable,
+    Placement,
+    Tally,
+    block_graph,
     build_graph,
     links,
     over_reach,
     place,
+    tally,
     tier_media,
     tier_runs,
 )
 from rules.physical.media import REACH_SOURCE, Media
 from rules.platform import Platform
+
+#: Which networks the cabling plan lists, said in every design that has one.
+PLAN_COVERS = (
+    "Cabling plan: every cable of the compute fabric, port by port; the storage network (with the storage "
+    "system's ports), the in-band and the out-of-band networks are in the bill of materials, counted per "
+    "network, not listed cable by cable."
+)
 
 _TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 
@@ -46,6 +58,7 @@ class PhysicalBuild:
     switch_units: float
     media: dict[str, Media]
     runs: dict[str, float]
+    placement: Placement
     warnings: tuple[str, ...] = ()
 
     def links(self) -> Iterator[Link]:
@@ -53,6 +66,44 @@ class PhysicalBuild:
 
     def graph(self) -> nx.MultiGraph[str]:
         return build_graph(self.layout, self.floor, self.switch_units)
+
+    def block_graph(self) -> nx.MultiGraph[str]:
+        """Plane 1 wired block by block, one block of each shape (`graph.block_graph`): what
+        the checks run on where the whole graph is too large."""
+        return block_graph(self.layout, self.placement, self.floor, {t: self.media[t] for t in TIERS})
+
+    @cached_property
+    def tally(self) -> Tally:
+        """The switches and cables of the wiring, read block by block (`graph.tally`)."""
+        media = {t: self.media[t] for t in TIERS}
+        return tally(self.layout, self.placement, self.floor, media)
+
+    def counted(self, topology: Topology) -> Topology:
+        """The topology with its switch and cable counts read from the wiring, and a note
+        where the sizing formulas (kept as an independent check) said otherwise."""
+        try:
+            t = self.tally
+        except NotWirable as exc:  # the stated counts do not wire: priced as sized, and said
+            return topology.model_copy(update={"notes": [*topology.notes, f"Not wired port by port: {exc}."]})
+        cables = [c.model_copy(update={"count": t.cables.get(c.tier, c.count)}) for c in topology.cables]
+        update: dict[str, object] = {
+            "leaf_switches": t.leaves,
+            "spine_switches": t.spines,
+            "core_switches": t.cores,
+            "cables": cables,
+        }
+        stated = (topology.leaf_switches, topology.spine_switches, topology.core_switches)
+        stated_cables = [c.count for c in topology.cables]
+        if stated != (t.leaves, t.spines, t.cores) or stated_cables != [c.count for c in cables]:
+            update["notes"] = [
+                *topology.notes,
+                f"The wiring holds {t.leaves:,} leaf / {t.spines:,} spine / {t.cores:,} core switches and "
+                f"{', '.join(f'{c.count:,} {c.tier}' for c in cables)} cables where the sizing formulas give "
+                f"{stated[0]:,} / {stated[1]:,} / {stated[2]:,} and "
+                f"{', '.join(f'{c.count:,} {c.tier}' for c in topology.cables)}: the bill of materials follows "
+                "the wiring.",
+            ]
+        return topology.model_copy(update=update)
 
     def assumptions(self) -> list[str]:
         return self.floor.assumptions()
@@ -68,6 +119,7 @@ class PhysicalBuild:
             f"Floor: {' '.join(self.assumptions())}",
             f"Media by reach ({REACH_SOURCE}): {media}; one part per tier, picked by the tier's longest run, so "
             "both links of a twin-port cage and every spare match.",
+            PLAN_COVERS,
             *self.warnings,
         ]
 
@@ -95,6 +147,12 @@ def switch_model_named(name: str | None) -> str | None:
     return next((s.model for s in catalogue.switches() if name in (s.name, s.model)), None) if name else None
 
 
+def build_key(topology: Topology) -> str:
+    """The topology as `physical_build` is keyed on: its counts without its notes, so the
+    design, its price and its cabling plan share one build."""
+    return topology.model_copy(update={"notes": []}).model_dump_json()
+
+
 @cache
 def physical_build(
     topology_json: str,
@@ -119,4 +177,4 @@ def physical_build(
     tier_run = tier_runs(layout, placement, resolved)
     media: dict[str, Media] = {str(t): m for t, m in tier_media(layout, placement, resolved, tier_run).items()}
     runs: dict[str, float] = {str(t): r for t, r in tier_run.items()}
-    return PhysicalBuild(layout, resolved, units, media, runs, tuple(over_reach(layout, tier_run)))
+    return PhysicalBuild(layout, resolved, units, media, runs, placement, tuple(over_reach(layout, tier_run)))

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 
 from knowledge.pricebook import price_book
 from rules.models import PortRole, Recommendation
-from rules.physical.build import PhysicalBuild, physical_build, switch_model_named, twin_cages
+from rules.physical.build import PhysicalBuild, build_key, physical_build, switch_model_named, twin_cages
 from rules.physical.media import Media
 from rules.platform import platform_for
 
@@ -51,7 +51,7 @@ def build_for(rec: Recommendation) -> PhysicalBuild | None:
     compute_fabric = any(p.role == PortRole.compute and p.count for p in rec.ports_per_server)
     platform = platform_for(rec.profile.gpu_model)
     return physical_build(
-        topology.model_copy(update={"notes": []}).model_dump_json(),
+        build_key(topology),
         platform,
         topology.endpoints // max(1, nodes),
         twin_cages(platform, compute_fabric),

@@ -377,9 +377,20 @@ def wire(layout: Layout, placement: Placement, floor: Floor, plane: int = 0) -> 
     """Every cable of one plane, port by port: hosts to leaves, leaves to spines, spines
     to cores. Tier media are chosen once per tier (see `tier_media`)."""
     media = tier_media(layout, placement, floor)
+    yield from _host_links(layout, placement, floor, media, plane, range(layout.hosts))
+    yield from _manager_links(layout, placement, floor, media, plane)
+    if not layout.spines:
+        return
+    yield from _upper_tiers(layout, placement, floor, media, plane)
+
+
+def _host_links(
+    layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media], plane: int, hosts: range
+) -> Iterator[Link]:
+    """The node-leaf cables of `hosts`, port by port."""
     hr, lr = placement.host_racks, placement.leaf_racks
     g = layout.gbps
-    for host in range(layout.hosts):
+    for host in hosts:
         name = host_name(layout, host)
         for port in range(layout.ports_per_host):
             leaf, leaf_port = _leaf_of(layout, host, port)
@@ -394,30 +405,35 @@ def wire(layout: Layout, placement: Placement, floor: Floor, plane: int = 0) -> 
                 floor.run_m(hr[host], lr[leaf]),
                 media["node-leaf"],
             )
-    if layout.manager_cables and placement.manager_rack is not None and plane == 0:
-        su = layout.sus - 1
-        used = layout.hosts - su * layout.slots_per_su  # node slots taken in the last SU
-        for port in range(layout.manager_cables):
-            if layout.leaves_per_su >= layout.rails:
-                leaf = su * layout.leaves_per_su + port
-                leaf_port = used
-            else:  # a leaf carrying several rails: the manager takes the next free down ports
-                leaf = su * layout.leaves_per_su + port % layout.leaves_per_su
-                leaf_port = layout.rails_per_leaf * used + port // layout.leaves_per_su
-            yield Link(
-                "node-leaf",
-                MANAGER,
-                port,
-                leaf_name(layout, leaf, plane),
-                leaf_port,
-                g,
-                plane,
-                floor.run_m(placement.manager_rack, lr[leaf]),
-                media["node-leaf"],
-            )
-    if not layout.spines:
+
+
+def _manager_links(
+    layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media], plane: int
+) -> Iterator[Link]:
+    """The fabric manager's cables to the last SU's leaves (plane 1 only)."""
+    if not layout.manager_cables or placement.manager_rack is None or plane != 0:
         return
-    yield from _upper_tiers(layout, placement, floor, media, plane)
+    lr, g = placement.leaf_racks, layout.gbps
+    su = layout.sus - 1
+    used = layout.hosts - su * layout.slots_per_su  # node slots taken in the last SU
+    for port in range(layout.manager_cables):
+        if layout.leaves_per_su >= layout.rails:
+            leaf = su * layout.leaves_per_su + port
+            leaf_port = used
+        else:  # a leaf carrying several rails: the manager takes the next free down ports
+            leaf = su * layout.leaves_per_su + port % layout.leaves_per_su
+            leaf_port = layout.rails_per_leaf * used + port // layout.leaves_per_su
+        yield Link(
+            "node-leaf",
+            MANAGER,
+            port,
+            leaf_name(layout, leaf, plane),
+            leaf_port,
+            g,
+            plane,
+            floor.run_m(placement.manager_rack, lr[leaf]),
+            media["node-leaf"],
+        )
 
 
 def _pods(layout: Layout) -> list[tuple[range, range]]:
@@ -459,50 +475,89 @@ def _pods(layout: Layout) -> list[tuple[range, range]]:
 def _upper_tiers(
     layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media], plane: int
 ) -> Iterator[Link]:
-    lr, sr, cr = placement.leaf_racks, placement.spine_racks, placement.core_racks
-    g = layout.gbps
-    spine_down = [0] * layout.spines
-    for leaves, spines in _pods(layout):
-        s = len(spines)
-        for i, leaf in enumerate(leaves):
-            lname = leaf_name(layout, leaf, plane)
-            for u in range(layout.leaf_uplinks):
-                spine = spines.start + (i * layout.leaf_uplinks + u) % s
-                port = spine_down[spine]
-                spine_down[spine] += 1
-                yield Link(
-                    "leaf-spine",
-                    lname,
-                    layout.leaf_down + u,
-                    spine_name(layout, spine, plane),
-                    port,
-                    g,
-                    plane,
-                    floor.run_m(lr[leaf], sr[spine]),
-                    media["leaf-spine"],
-                )
+    for pod in _pods(layout):
+        yield from _pod_links(layout, placement, floor, media, plane, pod)
     if not layout.cores:
         return
-    up_first = layout.spine_radix - layout.spine_uplinks if layout.spine_uplinks else layout.spine_radix // 2
-    for cores, cables in _core_groups(layout, spine_down):
-        count = len(cores)
-        core_ports = [0] * count
-        for position, (spine, up) in enumerate(cables):
-            i = position % count  # a spine's uplinks are consecutive: they meet consecutive cores
-            core = cores.start + i
-            port = core_ports[i]
-            core_ports[i] += 1
+    for group in _core_groups(layout, spine_downlinks(layout)):
+        yield from _core_links(layout, placement, floor, media, plane, group)
+
+
+def spine_downlinks(layout: Layout) -> list[int]:
+    """Cables down from each spine: a pod's leaves' uplinks dealt to its spines in turn,
+    so spine j of a pod of n uplinks over s spines takes n // s, one more for j < n % s."""
+    down = [0] * layout.spines
+    for leaves, spines in _pods(layout):
+        n, s = len(leaves) * layout.leaf_uplinks, len(spines)
+        for j in range(s):
+            down[spines.start + j] = n // s + (1 if j < n % s else 0)
+    return down
+
+
+def _pod_links(
+    layout: Layout,
+    placement: Placement,
+    floor: Floor,
+    media: dict[Tier, Media],
+    plane: int,
+    pod: tuple[range, range],
+) -> Iterator[Link]:
+    """The leaf-spine cables of one pod (its spines are its own), port by port."""
+    lr, sr = placement.leaf_racks, placement.spine_racks
+    g = layout.gbps
+    leaves, spines = pod
+    s = len(spines)
+    spine_down = dict.fromkeys(spines, 0)
+    for i, leaf in enumerate(leaves):
+        lname = leaf_name(layout, leaf, plane)
+        for u in range(layout.leaf_uplinks):
+            spine = spines.start + (i * layout.leaf_uplinks + u) % s
+            port = spine_down[spine]
+            spine_down[spine] += 1
             yield Link(
-                "spine-core",
+                "leaf-spine",
+                lname,
+                layout.leaf_down + u,
                 spine_name(layout, spine, plane),
-                up_first + up,
-                core_name(layout, core, plane),
                 port,
                 g,
                 plane,
-                floor.run_m(sr[spine], cr[core]),
-                media["spine-core"],
+                floor.run_m(lr[leaf], sr[spine]),
+                media["leaf-spine"],
             )
+
+
+def _core_links(
+    layout: Layout,
+    placement: Placement,
+    floor: Floor,
+    media: dict[Tier, Media],
+    plane: int,
+    group: tuple[range, list[tuple[int, int]]],
+) -> Iterator[Link]:
+    """The spine-core cables of one group of cores, port by port."""
+    sr, cr = placement.spine_racks, placement.core_racks
+    g = layout.gbps
+    up_first = layout.spine_radix - layout.spine_uplinks if layout.spine_uplinks else layout.spine_radix // 2
+    cores, cables = group
+    count = len(cores)
+    core_ports = [0] * count
+    for position, (spine, up) in enumerate(cables):
+        i = position % count  # a spine's uplinks are consecutive: they meet consecutive cores
+        core = cores.start + i
+        port = core_ports[i]
+        core_ports[i] += 1
+        yield Link(
+            "spine-core",
+            spine_name(layout, spine, plane),
+            up_first + up,
+            core_name(layout, core, plane),
+            port,
+            g,
+            plane,
+            floor.run_m(sr[spine], cr[core]),
+            media["spine-core"],
+        )
 
 
 def _core_planes(layout: Layout, spine_down: list[int]) -> list[list[tuple[int, int]]]:
@@ -651,3 +706,157 @@ def links(layout: Layout, floor: Floor, switch_units: float = 1) -> Iterator[Lin
     placement = place(layout, floor, switch_units)
     for plane in range(layout.planes):
         yield from wire(layout, placement, floor, plane)
+
+
+# ------------------------------------------------------------------------------ tally
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a wired fabric holds, read from its links (every plane): the switches of each
+    kind that carry a cable, the cables of each tier, the hosts cabled. The bill of
+    materials and the recommendation's counts are these; the count formulas of
+    rules/sizing only check them."""
+
+    leaves: int
+    spines: int
+    cores: int
+    cables: dict[str, int]  # by tier
+    hosts: int
+    repeated: bool  # read from one block of each shape, repeated (see `tally`)
+
+
+@dataclass
+class _Counts:
+    leaves: int = 0
+    spines: int = 0
+    cores: int = 0
+    hosts: int = 0
+    cables: dict[Tier, int] = field(default_factory=lambda: dict.fromkeys(TIERS, 0))
+
+    def add(self, sample: Iterator[Link], times: int = 1) -> None:
+        """Count one block's links, `times` over: each device once per block (a switch is
+        counted at its lower end's tier: a leaf on its node-leaf cables, a spine on its
+        leaf-spine cables, a core on its spine-core cables)."""
+        ends: dict[Tier, set[str]] = {t: set() for t in TIERS}
+        hosts: set[str] = set()
+        cables = dict.fromkeys(TIERS, 0)
+        for link in sample:
+            cables[link.tier] += 1
+            if link.a == MANAGER:  # the manager's leaves are its SU's, counted with its hosts
+                continue
+            ends[link.tier].add(link.b)
+            if link.tier == "node-leaf":
+                hosts.add(link.a)
+        self.leaves += times * len(ends["node-leaf"])
+        self.spines += times * len(ends["leaf-spine"])
+        self.cores += times * len(ends["spine-core"])
+        self.hosts += times * len(hosts)
+        for tier, n in cables.items():
+            self.cables[tier] += times * n
+
+
+def _blocks(items: list[tuple[int, ...]]) -> list[tuple[int, int]]:
+    """(index of the first item of each shape, how many items have that shape)."""
+    first: dict[tuple[int, ...], int] = {}
+    count: dict[tuple[int, ...], int] = {}
+    for i, shape in enumerate(items):
+        first.setdefault(shape, i)
+        count[shape] = count.get(shape, 0) + 1
+    return [(first[shape], n) for shape, n in count.items()]
+
+
+def host_block(layout: Layout) -> int:
+    """Hosts in the block the node-leaf wiring repeats: one scalable unit (rail-optimized),
+    or the fewest hosts that fill whole leaves (a fat-tree)."""
+    if layout.kind == "rail_optimized":
+        return max(1, layout.slots_per_su)
+    down = max(1, layout.leaf_down)
+    return max(1, math.lcm(down, layout.ports_per_host) // layout.ports_per_host)
+
+
+def blocks(
+    layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media]
+) -> Iterator[tuple[Iterator[Link], int]]:
+    """Plane 1 of the wiring as blocks, one of each shape: (the block's links, port by
+    port; how many blocks of the fabric have that shape). The hosts' cables one scalable
+    unit (or the fewest hosts that fill whole leaves) at a time, the last partial one on
+    its own; the leaf-spine cables one pod (one AI zone) of each shape; the spine-core
+    cables one core group of each shape; the fabric manager's cables once. Blocks of a
+    shape are wired alike but for names, so the rest of the fabric is read by repetition."""
+    block = host_block(layout)
+    full, rest = divmod(layout.hosts, block)
+    if full:
+        yield _host_links(layout, placement, floor, media, 0, range(block)), full
+    if rest:
+        yield _host_links(layout, placement, floor, media, 0, range(full * block, layout.hosts)), 1
+    yield _manager_links(layout, placement, floor, media, 0), 1
+    if not layout.spines:
+        return
+    pods = _pods(layout)
+    for first, n in _blocks([(len(leaves), len(spines)) for leaves, spines in pods]):
+        yield _pod_links(layout, placement, floor, media, 0, pods[first]), n
+    if layout.cores:
+        groups = _core_groups(layout, spine_downlinks(layout))
+        for first, n in _blocks([(len(cores), len(cables)) for cores, cables in groups]):
+            yield _core_links(layout, placement, floor, media, 0, groups[first]), n
+
+
+def tally(layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media]) -> Tally:
+    """The counts of the wired fabric, read from its `blocks` without listing every link:
+    each block's links counted once and multiplied by the blocks of its shape, then every
+    other plane as plane 1 (the fabric manager's cables in plane 1 only). A fabric of one
+    block of each shape is wired whole. tests/test_physical_tally.py checks the result
+    against counting every link."""
+    counts = _Counts()
+    repeated = False
+    for links_of_block, times in blocks(layout, placement, floor, media):
+        counts.add(links_of_block, times)
+        repeated = repeated or times > 1
+    manager = layout.manager_cables if placement.manager_rack is not None else 0
+    p = layout.planes
+    cables: dict[str, int] = {t: p * n for t, n in counts.cables.items()}
+    cables["node-leaf"] -= (p - 1) * manager  # the manager's cables are in plane 1 only
+    return Tally(
+        leaves=p * counts.leaves,
+        spines=p * counts.spines,
+        cores=p * counts.cores,
+        cables=cables,
+        hosts=counts.hosts,
+        repeated=repeated or p > 1,
+    )
+
+
+def block_graph(layout: Layout, placement: Placement, floor: Floor, media: dict[Tier, Media]) -> nx.MultiGraph[str]:
+    """Plane 1's `blocks` as a networkx MultiGraph, each cable with `times` (the blocks of
+    its shape): the graph the checks run on past the size where the whole fabric's graph
+    is too slow. Every device of a block is whole in it (a host's ports, a leaf's down
+    ports, a pod's spines' down ports, a core group's cores), so a port used twice or a
+    switch over its radix inside any block shows."""
+    graph: nx.MultiGraph[str] = nx.MultiGraph(layout=layout)
+    kinds = {"node-leaf": ("host", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core")}
+    radix = {"host": layout.ports_per_host, "leaf": layout.radix, "spine": layout.spine_radix}
+    radix["core"] = layout.spine_radix
+    for links_of_block, times in blocks(layout, placement, floor, media):
+        for link in links_of_block:
+            lower, upper = kinds[link.tier]
+            for device, kind in ((link.a, lower), (link.b, upper)):
+                if device not in graph:
+                    kind = "manager" if device == MANAGER else kind
+                    ports = layout.manager_cables if kind == "manager" else radix[kind]
+                    graph.add_node(device, kind=kind, ports=ports, plane=0)
+            graph.add_edge(
+                link.a,
+                link.b,
+                tier=link.tier,
+                a=link.a,
+                a_port=link.a_port,
+                b=link.b,
+                b_port=link.b_port,
+                gbps=link.gbps,
+                plane=0,
+                length_m=link.length_m,
+                media=link.media.kind,
+                times=times,
+            )
+    return graph
