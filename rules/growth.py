@@ -27,6 +27,7 @@ the sizing functions with the radix of the catalogue's switch.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -290,8 +291,28 @@ def _same_fabric(before: Layout, after: Layout) -> bool:
     )
 
 
+GROWTH_REMEMBERED = 256  # designs whose growth is kept, most recently asked first
+
+
+_remembered: OrderedDict[tuple[str, str, Platform], Growth] = OrderedDict()
+
+
 def growth_of(candidate: Candidate, profile: WorkloadProfile, platform: Platform) -> Growth:
-    """How the candidate's design grows (see the module's docstring)."""
+    """How the candidate's design grows (see the module's docstring). Remembered per
+    design, like its price and its physical build: the search over sizes designs the
+    fabric dozens of times (most of a 100,000-GPU recommendation's time), and the same
+    family, profile and platform always grow the same way."""
+    key = (candidate.family, profile.model_dump_json(), platform)
+    if key in _remembered:
+        _remembered.move_to_end(key)
+    else:
+        _remembered[key] = _growth_of(candidate, profile, platform)
+        if len(_remembered) > GROWTH_REMEMBERED:
+            _remembered.popitem(last=False)
+    return _remembered[key]  # shared: nothing changes a Growth once made
+
+
+def _growth_of(candidate: Candidate, profile: WorkloadProfile, platform: Platform) -> Growth:
     per_node = max(1, profile.gpus_per_node or 1)
     nodes = max(1, profile.node_count or 1)
     if candidate.topology.tiers == 0:
