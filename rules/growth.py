@@ -294,15 +294,17 @@ def _same_fabric(before: Layout, after: Layout) -> bool:
 GROWTH_REMEMBERED = 256  # designs whose growth is kept, most recently asked first
 
 
-_remembered: OrderedDict[tuple[str, str, Platform], Growth] = OrderedDict()
+_remembered: OrderedDict[tuple[str, str, str, Platform], Growth] = OrderedDict()
 
 
 def growth_of(candidate: Candidate, profile: WorkloadProfile, platform: Platform) -> Growth:
     """How the candidate's design grows (see the module's docstring). Remembered per
     design, like its price and its physical build: the search over sizes designs the
     fabric dozens of times (most of a 100,000-GPU recommendation's time), and the same
-    family, profile and platform always grow the same way."""
-    key = (candidate.family, profile.model_dump_json(), platform)
+    family, profile and platform always grow the same way. The design's cost is part of
+    the key, so a changed price book (a test's, a new release's) is not answered from an
+    old one."""
+    key = (candidate.family, profile.model_dump_json(), candidate.cost.model_dump_json(), platform)
     if key in _remembered:
         _remembered.move_to_end(key)
     else:
