@@ -8,6 +8,7 @@ handler; nothing branches on rule names.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -18,7 +19,7 @@ from extraction.pipeline import SCALE, VALUE
 from extraction.readings import Match, Reading
 from extraction.resources import load
 from extraction.systems import SystemShape, rack_of, system_shape
-from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE
+from rules.models import LINK_SPEEDS, MAX_GPUS, MAX_GPUS_PER_NODE
 
 Handler = Callable[[Match], Reading | None]
 HANDLERS: dict[str, Handler] = {}
@@ -474,6 +475,34 @@ def read_cue(match: Match) -> Reading | None:
         {field: (match.start, match.end)},
         _claims(field, range(match.start, match.end)),
         weak=bool(match.rule.get("weak", False)),
+    )
+
+
+#: "800G", "400 Gb/s", "200Gbps", "1.6T": the number and the unit of a LINK entity
+_LINK_SPEED = re.compile(r"(\d+(?:\.\d+)?)\s*(t|g)?", re.I)
+
+
+@handler("link_speed")
+def read_link_speed(match: Match) -> Reading | None:
+    """The compute links' speed asked for ("what if we use 800G?"), in Gb/s; a speed no
+    adapter is built for (the contract's LINK_SPEEDS) or a negated one gives nothing."""
+    if _negated(match.doc, match.start):
+        return None
+    index = match.role_tokens("speed")[0]
+    found = _LINK_SPEED.match(match.doc[index].text)
+    if found is None:
+        return None
+    gbps = float(found.group(1)) * (1000 if (found.group(2) or "").lower() == "t" else 1)
+    if gbps not in LINK_SPEEDS:
+        return None
+    return Reading(
+        match.rule["name"],
+        "link_speed",
+        match.start,
+        match.end,
+        {"link_gbps": int(gbps)},
+        {"link_gbps": (match.start, match.end)},
+        _claims("link_gbps", range(match.start, match.end)),
     )
 
 
