@@ -61,6 +61,7 @@ FLAGS = {
     "tp": "--tp",
     "pp": "--pp",
     "moe": "--moe",
+    "link_gbps": "--link-speed",
     "prefer": "--prefer",
     "workload": "--workload",
 }
@@ -194,6 +195,14 @@ def recommend(
         Preference | None,
         typer.Option(metavar="FABRIC", help="A preferred fabric: " + ", ".join(p.value for p in Preference) + "."),
     ] = None,
+    link_speed: Annotated[
+        int | None,
+        typer.Option(
+            "--link-speed",
+            metavar="GBPS",
+            help="Compute link speed, Gb/s: 100, 200, 400 or 800 (default: the fastest the NICs carry).",
+        ),
+    ] = None,
     tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel degree (default: as memory needs).")] = None,
     pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages (default: as memory needs).")] = None,
     message_gb: Annotated[
@@ -279,6 +288,7 @@ def recommend(
                 pp=pp,
                 message_gb=message_gb,
                 moe=moe,
+                link_gbps=link_speed,
                 active_params_b=active_params_b,
                 tokens_per_step=tokens_per_step,
                 oversubscription=oversubscription,  # "7:1" is read by the model

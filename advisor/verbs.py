@@ -105,4 +105,6 @@ def link_refusal(asked: ProfileDraft, merged: ProfileDraft) -> str | None:
     if asked.link_gbps is None:
         return None
     problem = link_problem(merged.model_copy(update={"link_gbps": asked.link_gbps}))
-    return f"**Not applied:** {problem.removeprefix('link_gbps: ')}" if problem else None
+    if not problem:
+        return None
+    return f"**Not applied:** {problem.removeprefix('link_gbps: ')} The link speed stays as it was."

@@ -62,8 +62,8 @@ def link_problem(profile: ProfileDraft) -> str | None:
     named = "" if catalogue.server_for(profile.gpu_model) else " (assumed H100-class)"
     return (
         f"link_gbps: {asked} Gb/s links need NICs that run {asked} Gb/s, but the {server.model}{named} servers' "
-        f"{server.compute_nic} NICs run at most {server.compute_gbps} Gb/s (source: {server.source}), so the design "
-        f"stays at {server.compute_gbps} Gb/s. Platforms whose NICs run {asked} Gb/s: "
+        f"{server.compute_nic} NICs run at most {server.compute_gbps} Gb/s (source: {server.source}). "
+        f"Platforms whose NICs run {asked} Gb/s: "
         + (", ".join(f"{s.model} ({s.compute_nic})" for s in able) if able else "none in the catalogue")
         + (f"; {' and '.join(nics)} is what carries it." if nics else ".")
     )
