@@ -69,7 +69,9 @@ class Candidate:
     notes: list[str] = field(default_factory=list)
 
 
-def technology_for(family: str, link_decisions: dict[str, Any], asked_gbps: int | None = None) -> tuple[Technology, int]:
+def technology_for(
+    family: str, link_decisions: dict[str, Any], asked_gbps: int | None = None
+) -> tuple[Technology, int]:
     """The contract's technology name and the requested link speed for a family: the
     speed the profile asks for (`link_gbps`, "what if we use 200G?") over the link rules'
     choice; for InfiniBand the generation of that speed (HDR 200, NDR 400, XDR 800; 100

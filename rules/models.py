@@ -125,7 +125,7 @@ _PROFILE_FIELDS = dict(
         3072,
     ),
     link_gbps=(
-        "Speed of the compute links asked for, Gb/s: 100, 200, 400 or 800 (\"what if we use 800G?\"). The fabric "
+        'Speed of the compute links asked for, Gb/s: 100, 200, 400 or 800 ("what if we use 800G?"). The fabric '
         "is designed at it (for InfiniBand, the generation of that speed: HDR 200, NDR 400, XDR 800). A speed "
         "faster than the servers' NICs carry is refused with the reason, never applied. Default: the fastest "
         "the NICs carry (training) or what the rules pick.",
