@@ -81,12 +81,16 @@ def racks_of(rec: Recommendation) -> Racks:
 
 def _racks_lines(rec: Recommendation) -> list[str]:
     r = racks_of(rec)
-    unit = "rack-scale system" if r.servers_per_rack == 1 else "server"
+    held = (
+        f"{r.servers:,} rack-scale systems, one per rack"
+        if r.servers_per_rack == 1
+        else f"{r.servers:,} servers, {r.servers_per_rack} per rack"
+    )
+    assumed, _, source = r.basis.partition(" Source: ")
     return [
-        f"- **Racks:** {r.server_racks + r.network_racks:,} in all: {r.server_racks:,} racks of GPU {unit}s "
-        f"({r.servers:,} {unit}s, {r.servers_per_rack} per rack) and {r.network_racks:,} network "
-        f"rack{'s' if r.network_racks != 1 else ''} for the switches ({r.switch_rack_units:,} rack units). "
-        f"_Assumed: {r.basis}_"
+        f"- **Racks:** {r.server_racks + r.network_racks:,} in all: {r.server_racks:,} for the GPU servers "
+        f"({held}) and {r.network_racks:,} network rack{'s' if r.network_racks != 1 else ''} for the switches "
+        f"({r.switch_rack_units:,} rack units). Assumed: {assumed}" + (f" (source: {source})" if source else "")
     ]
 
 

@@ -482,11 +482,15 @@ def read_cue(match: Match) -> Reading | None:
 _LINK_SPEED = re.compile(r"(\d+(?:\.\d+)?)\s*(t|g)?", re.I)
 
 
-@handler("link_speed")
+@handler("link_speed", "wh_questions_ask")
 def read_link_speed(match: Match) -> Reading | None:
     """The compute links' speed asked for ("what if we use 800G?"), in Gb/s; a speed no
-    adapter is built for (the contract's LINK_SPEEDS) or a negated one gives nothing."""
+    adapter is built for (the contract's LINK_SPEEDS) or a negated one gives nothing. With
+    `wh_questions_ask`, a wh-question asks about the speed rather than for it ("what
+    optics are used for 800G links?", "when does moving to 800G make sense?")."""
     if _negated(match.doc, match.start):
+        return None
+    if match.rule.get("wh_questions_ask") and _wh_question(match.doc, match.start):
         return None
     index = match.role_tokens("speed")[0]
     found = _LINK_SPEED.match(match.doc[index].text)
@@ -585,6 +589,15 @@ def _in_question(doc: Doc, index: int, wh: bool = False) -> bool:
     openers = YES_NO_OPENERS | WH_OPENERS if wh else YES_NO_OPENERS
     clause_openers = [words[0]] + [words[i + 1] for i, t in enumerate(words[:-1]) if t.text in (",", ":", "-")]
     return any(opener.i <= index and opener.lower_ in openers for opener in clause_openers)
+
+
+def _wh_question(doc: Doc, index: int) -> bool:
+    """The sentence ends in "?" and it, or the clause `index` is in, opens with a wh-word."""
+    words = _sentence(doc, index)
+    if not words or words[-1].text != "?":
+        return False
+    clause_openers = [words[0]] + [words[i + 1] for i, t in enumerate(words[:-1]) if t.text in (",", ":", "-")]
+    return any(opener.i <= index and opener.lower_ in WH_OPENERS for opener in clause_openers)
 
 
 def _polite_request(words: list[Token]) -> bool:

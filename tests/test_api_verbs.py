@@ -77,7 +77,7 @@ def test_how_many_racks_counts_racks_not_servers(client: httpx.Client, h100: dic
     assert result["kind"] == "design_answer"
     racks = h100["recommendation"]["racks"]  # 16 DGX H100, 4 to a rack, and the switches' rack
     assert (racks["server_racks"], racks["network_racks"]) == (4, 1)
-    assert "**Racks:** 5 in all: 4 racks of GPU servers" in result["reply"]
+    assert "**Racks:** 5 in all: 4 for the GPU servers (16 servers, 4 per rack)" in result["reply"]
     assert "1 network rack" in result["reply"]
     assert "**Servers:**" not in result["reply"]
 

@@ -311,7 +311,7 @@ def test_plain_requests_after_a_design_and_its_quick_replies(page, stack: Stack)
     expect(bom.locator("a", has_text="Spreadsheet (XLSX")).to_have_attribute("href", re.compile(r"/bom\.xlsx$"))
 
     say(page, "how many racks?")
-    expect(bot_says(page, "Racks:")).to_contain_text("5 in all: 4 racks of GPU servers")
+    expect(bot_says(page, "Racks:")).to_contain_text("5 in all: 4 for the GPU servers")
 
     say(page, "can I get this as a PDF?")
     report = bot_says(page, "Printable report:")
