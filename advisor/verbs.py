@@ -13,6 +13,7 @@ button and the same words typed get the same answer.
 from __future__ import annotations
 
 from advisor.models import QuickReply
+from advisor.quote import racks
 from advisor.render import markdown
 from core import links
 from core.settings import settings
@@ -72,11 +73,7 @@ def _report_lines(rec: Recommendation) -> list[str]:
 def racks_of(rec: Recommendation) -> Racks:
     """The design's racks: as stored with it (the quote's floor figures), else worked out
     the same way."""
-    if rec.racks is not None:
-        return rec.racks
-    from advisor.quote import racks  # the quote module loads the price book: only when needed
-
-    return racks(rec)
+    return rec.racks if rec.racks is not None else racks(rec)
 
 
 def _racks_lines(rec: Recommendation) -> list[str]:

@@ -97,6 +97,8 @@ def test_every_profile_field_has_a_flag():
         "3:1",
         "--zone-gpus",
         "16",
+        "--link-speed",
+        "200",
         "--json",
     )
     assert result.returncode == 0, result.stderr
@@ -117,6 +119,7 @@ def test_every_profile_field_has_a_flag():
         "pp": 2,
         "message_gb": 8.0,
         "moe": True,
+        "link_gbps": 200,
         "active_params_b": 4.0,
         "tokens_per_step": 1048576,
         "oversubscription": 3.0,
