@@ -332,3 +332,18 @@ def test_expand_an_unknown_id_is_exit_code_2():
     result = cli("expand", "r_000000000000", "--gpus", "2048")
     assert result.returncode == 2
     assert "r_000000000000" in result.stderr
+
+
+def test_ask_about_a_stored_design_answers_the_chat_verbs():
+    made = cli("recommend", "--workload", "training", "--gpus", "128", "--gpu-model", "H100", "--json")
+    assert made.returncode == 0, made.stderr
+    rec_id = json.loads(made.stdout)["id"]
+    racks = cli("ask", "how many racks?", "--design", rec_id, "--json")
+    assert racks.returncode == 0, racks.stderr
+    answer = json.loads(racks.stdout)
+    assert answer["kind"] == "design_answer" and "**Racks:** 5 in all" in answer["reply"]
+    assert [q["title"] for q in answer["quick_replies"]] == ["Download BOM", "Printable report", "Compare", "Why"]
+    refused = json.loads(cli("ask", "what if we use 800G?", "--design", rec_id, "--json").stdout)
+    assert refused["reply"].startswith("**Not applied:**") and "ConnectX-8" in refused["reply"]
+    unknown = cli("ask", "how many racks?", "--design", "r_000000000000")
+    assert unknown.returncode == 2 and "--design" in unknown.stderr
