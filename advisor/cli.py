@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import BaseModel, ValidationError
 
-from rules.models import FloorSettings, Preference, Workload, WorkloadProfile
+from rules.models import FloorSettings, Preference, ProfileDraft, Workload, WorkloadProfile
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -61,6 +61,7 @@ FLAGS = {
     "tp": "--tp",
     "pp": "--pp",
     "moe": "--moe",
+    "link_gbps": "--link-speed",
     "prefer": "--prefer",
     "workload": "--workload",
 }
@@ -194,6 +195,14 @@ def recommend(
         Preference | None,
         typer.Option(metavar="FABRIC", help="A preferred fabric: " + ", ".join(p.value for p in Preference) + "."),
     ] = None,
+    link_speed: Annotated[
+        int | None,
+        typer.Option(
+            "--link-speed",
+            metavar="GBPS",
+            help="Compute link speed, Gb/s: 100, 200, 400 or 800 (default: the fastest the NICs carry).",
+        ),
+    ] = None,
     tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel degree (default: as memory needs).")] = None,
     pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages (default: as memory needs).")] = None,
     message_gb: Annotated[
@@ -279,6 +288,7 @@ def recommend(
                 pp=pp,
                 message_gb=message_gb,
                 moe=moe,
+                link_gbps=link_speed,
                 active_params_b=active_params_b,
                 tokens_per_step=tokens_per_step,
                 oversubscription=oversubscription,  # "7:1" is read by the model
@@ -409,20 +419,38 @@ def size(
 def ask(
     question: Annotated[str, typer.Argument(help="A question, in your words.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the full answer as JSON.")] = False,
+    design: Annotated[
+        str | None,
+        typer.Option(
+            "--design",
+            metavar="ID",
+            help='A stored design to ask about: "how many racks?", "export the BOM", "what if we use 200G?".',
+        ),
+    ] = None,
 ) -> None:
-    """Ask anything: a sizing request or a knowledge question."""
+    """Ask anything: a sizing request, a knowledge question, or about a stored design."""
+    from advisor import recommendations
     from advisor.models import AskRequest
 
     try:
-        request = AskRequest(question=question)
+        request = AskRequest(question=question, recommendation_id=design)
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
+    shown = recommendations.get_recommendation(design) if design else None
+    if design and shown is None:
+        raise UserError(f"--design: no stored design {design!r}")
+    # the design's own profile is what earlier turns established
+    profile = (
+        ProfileDraft.model_validate(shown.profile.model_dump(include=set(ProfileDraft.model_fields), exclude_none=True))
+        if shown
+        else None
+    )
     err = _console_to_stderr()
     with err.status("Thinking (loading the language model the first time)...", spinner="dots"):
         from advisor import service  # here, not at the top: it loads spaCy (~2 s), which only `ask` needs
         from advisor.render.wording import customer_text
 
-        result = service.ask(request.question)
+        result = service.ask(request.question, profile, design)
     if as_json:
         _json(result)
         return

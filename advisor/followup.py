@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 import knowledge
+from advisor import verbs
 from advisor.render import markdown
 from extraction import fabrics_named
 from rules.models import Recommendation, Technology
@@ -174,6 +175,8 @@ def design_answer(
                 f"ports in all ({per_server} per server x {servers:,} servers); per server "
                 f"{markdown.ports_line(rec.ports_per_server)}"
             )
+        elif topic in verbs.TOPICS:
+            lines += verbs.design_lines(rec, topic)
         elif topic == "why_not":
             lines += _why_not_lines(rec, question)
         elif topic in markdown.DESIGN_LINES:

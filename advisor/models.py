@@ -85,6 +85,15 @@ class DialogueContext(BaseModel):
     )
 
 
+class QuickReply(BaseModel):
+    """A next step offered after a design (a button in the chat): its title, and the words
+    it sends, which the advisor reads as if typed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    title: str = Field(description="The button's label.", examples=["Download BOM"])
+    payload: str = Field(description="The words sent when it is pressed.", examples=["export the bill of materials"])
+
+
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     question: str = Field(
@@ -129,6 +138,11 @@ class AskResult(BaseModel):
     context: DialogueContext = Field(
         default_factory=DialogueContext,
         description="What this answer was about: send it back with the next question for a follow-up to lean on.",
+    )
+    quick_replies: list[QuickReply] = Field(
+        default_factory=list,
+        description="Next steps to offer after a design (Download BOM, Printable report, Compare, Why): send a "
+        "payload as the next question.",
     )
     decided_by: str = Field(
         default="",

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pydantic import ValidationError
 
 import knowledge
-from advisor import dialogue, followup, stated, store, understand
+from advisor import dialogue, followup, stated, store, understand, verbs
 from advisor.models import Answer, AskKind, AskResult, DialogueContext, RelatedEntry
 from advisor.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.render import markdown
@@ -240,6 +240,24 @@ def _ask(
     shown = get_recommendation(recommendation_id) if recommendation_id else None
     # after a design, a bare number is its new GPU count ("and at 512?"), as in the chat
     decision, extraction, merged = understand_message(question, profile, shown, "gpu_count" if shown else None)
+    # a link speed the servers' NICs cannot run ("what if we use 800G?" on H100) is answered
+    # with why and which platform can, and left out of the profile: never applied
+    refused = verbs.link_refusal(extraction.profile, merged)
+    if refused:
+        merged = merged.model_copy(update={"link_gbps": profile.link_gbps if profile else None})
+        if shown is not None and merged.model_dump(exclude_none=True) == (profile or ProfileDraft()).model_dump(
+            exclude_none=True
+        ):
+            return AskResult(
+                kind=AskKind.design_answer,
+                decided_by=decision.decided_by,
+                profile=merged,
+                missing=merged.missing(),
+                recommendation=shown,
+                reply=refused,
+                context=said,
+                quick_replies=list(verbs.QUICK_REPLIES),
+            )
 
     if decision.want == Want.design and shown is not None:
         return AskResult(
@@ -250,6 +268,7 @@ def _ask(
             recommendation=shown,
             reply=design_reply(shown, decision, question, extraction.profile.budget_usd),
             context=said.model_copy(update={"topic": ", ".join(decision.design_topics)}),
+            quick_replies=list(verbs.QUICK_REPLIES),
         )
     if decision.want != Want.sizing:
         hit, about = follow_up_answer(question, context)
@@ -302,6 +321,7 @@ def _ask(
         missing=[],
         recommendation=rec,
         answer=side,
-        reply="\n\n".join(filter(None, [unusable, summary, side_text])),
+        reply="\n\n".join(filter(None, [refused, unusable, summary, side_text])),
         context=said,
+        quick_replies=list(verbs.QUICK_REPLIES),
     )

@@ -47,7 +47,7 @@ DECISIONS_FILE = Path(__file__).with_name("decisions.yaml")
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 COUNT_FIELDS = ("gpu_count", "node_count")
 #: details that change the design shown when stated after it ("with RoCE?", "and with PP 4?")
-WHAT_IF_FIELDS = ("prefer", "workload", "tp", "pp", "moe")
+WHAT_IF_FIELDS = ("prefer", "workload", "tp", "pp", "moe", "link_gbps")
 #: a message of at most this many words that names a design topic is about the design
 #: shown even without "it" or "our" ("price?", "and mtu?", "switch count")
 SHORT_FOLLOW_UP_WORDS = 5

@@ -8,6 +8,7 @@ handler; nothing branches on rule names.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -18,7 +19,7 @@ from extraction.pipeline import SCALE, VALUE
 from extraction.readings import Match, Reading
 from extraction.resources import load
 from extraction.systems import SystemShape, rack_of, system_shape
-from rules.models import MAX_GPUS, MAX_GPUS_PER_NODE
+from rules.models import LINK_SPEEDS, MAX_GPUS, MAX_GPUS_PER_NODE
 
 Handler = Callable[[Match], Reading | None]
 HANDLERS: dict[str, Handler] = {}
@@ -477,6 +478,38 @@ def read_cue(match: Match) -> Reading | None:
     )
 
 
+#: "800G", "400 Gb/s", "200Gbps", "1.6T": the number and the unit of a LINK entity
+_LINK_SPEED = re.compile(r"(\d+(?:\.\d+)?)\s*(t|g)?", re.I)
+
+
+@handler("link_speed", "wh_questions_ask")
+def read_link_speed(match: Match) -> Reading | None:
+    """The compute links' speed asked for ("what if we use 800G?"), in Gb/s; a speed no
+    adapter is built for (the contract's LINK_SPEEDS) or a negated one gives nothing. With
+    `wh_questions_ask`, a wh-question asks about the speed rather than for it ("what
+    optics are used for 800G links?", "when does moving to 800G make sense?")."""
+    if _negated(match.doc, match.start):
+        return None
+    if match.rule.get("wh_questions_ask") and _wh_question(match.doc, match.start):
+        return None
+    index = match.role_tokens("speed")[0]
+    found = _LINK_SPEED.match(match.doc[index].text)
+    if found is None:
+        return None
+    gbps = float(found.group(1)) * (1000 if (found.group(2) or "").lower() == "t" else 1)
+    if gbps not in LINK_SPEEDS:
+        return None
+    return Reading(
+        match.rule["name"],
+        "link_speed",
+        match.start,
+        match.end,
+        {"link_gbps": int(gbps)},
+        {"link_gbps": (match.start, match.end)},
+        _claims("link_gbps", range(match.start, match.end)),
+    )
+
+
 @handler("block", "field")
 def read_blocker(match: Match) -> Reading | None:
     """A phrase that looks like a cue and is not one: it claims the words, gives nothing."""
@@ -556,6 +589,15 @@ def _in_question(doc: Doc, index: int, wh: bool = False) -> bool:
     openers = YES_NO_OPENERS | WH_OPENERS if wh else YES_NO_OPENERS
     clause_openers = [words[0]] + [words[i + 1] for i, t in enumerate(words[:-1]) if t.text in (",", ":", "-")]
     return any(opener.i <= index and opener.lower_ in openers for opener in clause_openers)
+
+
+def _wh_question(doc: Doc, index: int) -> bool:
+    """The sentence ends in "?" and it, or the clause `index` is in, opens with a wh-word."""
+    words = _sentence(doc, index)
+    if not words or words[-1].text != "?":
+        return False
+    clause_openers = [words[0]] + [words[i + 1] for i, t in enumerate(words[:-1]) if t.text in (",", ":", "-")]
+    return any(opener.i <= index and opener.lower_ in WH_OPENERS for opener in clause_openers)
 
 
 def _polite_request(words: list[Token]) -> bool:

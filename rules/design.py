@@ -69,14 +69,22 @@ class Candidate:
     notes: list[str] = field(default_factory=list)
 
 
-def technology_for(family: str, link_decisions: dict[str, Any]) -> tuple[Technology, int]:
-    """The contract's technology name and the requested link speed for a family."""
+def technology_for(
+    family: str, link_decisions: dict[str, Any], asked_gbps: int | None = None
+) -> tuple[Technology, int]:
+    """The contract's technology name and the requested link speed for a family: the
+    speed the profile asks for (`link_gbps`, "what if we use 200G?") over the link rules'
+    choice; for InfiniBand the generation of that speed (HDR 200, NDR 400, XDR 800; 100
+    Gb/s, below HDR, is run as HDR). A speed above the NICs' is refused before this
+    (rules.servers.link_problem)."""
     if family == "infiniband":
         generation = link_decisions.get("ib_generation", "hdr")
+        if asked_gbps:
+            generation = next((g for g, gbps in IB_GENERATION_GBPS.items() if gbps >= asked_gbps), generation)
         return Technology(f"infiniband_{generation}"), IB_GENERATION_GBPS[generation]
     if family == "nvlink_only":
         return Technology.nvlink_only, 0
-    return Technology(family), int(link_decisions.get("ethernet_gbps", 400))
+    return Technology(family), int(asked_gbps or link_decisions.get("ethernet_gbps", 400))
 
 
 def fabric_name(technology: Technology, gbps: int, facts: dict[str, Any] | None = None) -> str:
@@ -178,7 +186,7 @@ def laid_out(family: str, facts: dict[str, Any], profile: WorkloadProfile, platf
     """The link, topology and switch counts `design` builds for a family, without pricing."""
     facts = {**facts, "fabric": family}
     link_fired = evaluate("link", facts)
-    technology, requested = technology_for(family, decisions(link_fired))
+    technology, requested = technology_for(family, decisions(link_fired), profile.link_gbps)
     link_gbps = min(requested, facts["nic_max_gbps"]) if requested else 0
     facts.update(requested_gbps=requested, link_gbps=link_gbps)
     topology_fired = evaluate("topology", facts)

@@ -82,6 +82,7 @@ def derive(profile: WorkloadProfile, platform: Platform | None = None) -> dict[s
         and platform.gpus_per_host == 8
         and profile.gpus_per_node == 8,
         "nic_max_gbps": nic_max,
+        "asked_gbps": profile.link_gbps or 0,
         "weights_phrase": f"a {params:g}B-parameter model's weights" if params else "model weights",
     }
 

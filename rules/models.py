@@ -124,8 +124,19 @@ _PROFILE_FIELDS = dict(
         "core tier oversubscribed N:1. Default: the largest zone the switches hold at that ratio.",
         3072,
     ),
+    link_gbps=(
+        'Speed of the compute links asked for, Gb/s: 100, 200, 400 or 800 ("what if we use 800G?"). The fabric '
+        "is designed at it (for InfiniBand, the generation of that speed: HDR 200, NDR 400, XDR 800). A speed "
+        "faster than the servers' NICs carry is refused with the reason, never applied. Default: the fastest "
+        "the NICs carry (training) or what the rules pick.",
+        800,
+    ),
 )
 
+
+#: compute link speeds a profile may ask for, Gb/s: the port speeds of NVIDIA ConnectX-6 (100/200),
+#: ConnectX-7 (400) and ConnectX-8 (800) adapters (NVIDIA ConnectX datasheets)
+LINK_SPEEDS = (100, 200, 400, 800)
 
 #: the profile's numbers: JSON's true and false are refused there, not read as 1 and 0
 NUMBER_FIELDS = (
@@ -137,6 +148,7 @@ NUMBER_FIELDS = (
     "network_budget_usd",
     "tp",
     "pp",
+    "link_gbps",
     "message_gb",
     "active_params_b",
     "tokens_per_step",
@@ -187,6 +199,7 @@ class ProfileDraft(_Model):
     tp: int | None = _field("tp", ge=1, le=MAX_GPUS_PER_NODE)
     pp: int | None = _field("pp", ge=1, le=1024)
     moe: bool | None = _field("moe", strict=True)
+    link_gbps: int | None = _field("link_gbps", ge=100, le=800)
 
     @field_validator(*NUMBER_FIELDS, mode="before", check_fields=False)
     @classmethod
@@ -194,6 +207,14 @@ class ProfileDraft(_Model):
         """`"gpu_count": true` is no count: pydantic's lax mode would read it as 1."""
         if isinstance(value, bool):
             raise ValueError(f"{info.field_name} must be a number, not {str(value).lower()}")
+        return value
+
+    @field_validator("link_gbps")
+    @classmethod
+    def _link_speed(cls, value: int | None) -> int | None:
+        """A speed the NICs and switches are built for (ConnectX-6/7/8: 100/200, 400, 800 Gb/s)."""
+        if value is not None and value not in LINK_SPEEDS:
+            raise ValueError(f"link_gbps must be one of {', '.join(map(str, LINK_SPEEDS))} Gb/s, got {value}")
         return value
 
     def merged(self, newer: ProfileDraft) -> ProfileDraft:

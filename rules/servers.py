@@ -21,6 +21,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from knowledge import catalogue
 from rules.models import ProfileDraft, WorkloadProfile
+from rules.platform import ASSUMED_GPU
 
 DEFAULT_GPUS_PER_NODE = 8  # an 8-GPU DGX/HGX baseboard, when the GPU is not named or not known
 
@@ -38,7 +39,34 @@ def resolve(profile: ProfileDraft) -> WorkloadProfile:
     problem = server_problem(resolved)
     if problem:
         raise _invalid("gpus_per_node", problem, resolved.gpus_per_node)
+    refused = link_problem(resolved)
+    if refused:
+        raise _invalid("link_gbps", refused, resolved.link_gbps)
     return resolved
+
+
+def link_problem(profile: ProfileDraft) -> str | None:
+    """Why the link speed the profile asks for cannot be used on its servers (faster than
+    their NICs carry), naming the platforms whose NICs do; None when it can (or none is
+    asked). Never designed at a lower speed in silence: the caller says this instead."""
+    asked = profile.link_gbps
+    if not asked:
+        return None
+    server = catalogue.server_for(profile.gpu_model) or catalogue.server_for(ASSUMED_GPU)
+    if server is None or not server.compute_ports:
+        return None
+    if asked <= server.compute_gbps:
+        return None
+    able = [s for s in catalogue.servers() if s.compute_ports and s.compute_gbps >= asked]
+    nics = sorted({s.compute_nic for s in able if s.compute_nic})
+    named = "" if catalogue.server_for(profile.gpu_model) else " (assumed H100-class)"
+    return (
+        f"link_gbps: {asked} Gb/s links need NICs that run {asked} Gb/s, but the {server.model}{named} servers' "
+        f"{server.compute_nic} NICs run at most {server.compute_gbps} Gb/s (source: {server.source}). "
+        f"Platforms whose NICs run {asked} Gb/s: "
+        + (", ".join(f"{s.model} ({s.compute_nic})" for s in able) if able else "none in the catalogue")
+        + (f"; {' and '.join(nics)} is what carries it." if nics else ".")
+    )
 
 
 def server_problem(profile: WorkloadProfile) -> str | None:

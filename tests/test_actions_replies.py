@@ -93,7 +93,15 @@ def test_slack_gets_block_kit_blocks(fake):
     [payload] = customs(dispatcher)
     assert payload["blocks"] and isinstance(payload["blocks"], list)
     assert "*Recommendation:" in payload["text"] and "**" not in payload["text"]  # mrkdwn notification text
-    assert texts(dispatcher) == []
+    [next_steps] = texts(dispatcher)  # the blocks carry the summary; only the next steps follow
+    assert next_steps.startswith("Next:")
+
+
+def test_a_design_is_followed_by_quick_replies_for_the_next_steps(fake):
+    _, dispatcher = run(recommend.ActionRecommend(), tracker(slots=TRAINING_128, channel="socketio"))
+    [buttons] = [m["buttons"] for m in dispatcher.messages if m.get("buttons")]
+    assert [b["title"] for b in buttons] == ["Download BOM", "Printable report", "Compare", "Why"]
+    assert all(b["payload"] and not b["payload"].startswith("/") for b in buttons)  # words, read as typed
 
 
 def test_slack_gets_mrkdwn_not_markdown(fake):

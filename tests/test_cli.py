@@ -97,6 +97,8 @@ def test_every_profile_field_has_a_flag():
         "3:1",
         "--zone-gpus",
         "16",
+        "--link-speed",
+        "200",
         "--json",
     )
     assert result.returncode == 0, result.stderr
@@ -117,6 +119,7 @@ def test_every_profile_field_has_a_flag():
         "pp": 2,
         "message_gb": 8.0,
         "moe": True,
+        "link_gbps": 200,
         "active_params_b": 4.0,
         "tokens_per_step": 1048576,
         "oversubscription": 3.0,
@@ -329,3 +332,18 @@ def test_expand_an_unknown_id_is_exit_code_2():
     result = cli("expand", "r_000000000000", "--gpus", "2048")
     assert result.returncode == 2
     assert "r_000000000000" in result.stderr
+
+
+def test_ask_about_a_stored_design_answers_the_chat_verbs():
+    made = cli("recommend", "--workload", "training", "--gpus", "128", "--gpu-model", "H100", "--json")
+    assert made.returncode == 0, made.stderr
+    rec_id = json.loads(made.stdout)["id"]
+    racks = cli("ask", "how many racks?", "--design", rec_id, "--json")
+    assert racks.returncode == 0, racks.stderr
+    answer = json.loads(racks.stdout)
+    assert answer["kind"] == "design_answer" and "**Racks:** 5 in all" in answer["reply"]
+    assert [q["title"] for q in answer["quick_replies"]] == ["Download BOM", "Printable report", "Compare", "Why"]
+    refused = json.loads(cli("ask", "what if we use 800G?", "--design", rec_id, "--json").stdout)
+    assert refused["reply"].startswith("**Not applied:**") and "ConnectX-8" in refused["reply"]
+    unknown = cli("ask", "how many racks?", "--design", "r_000000000000")
+    assert unknown.returncode == 2 and "--design" in unknown.stderr

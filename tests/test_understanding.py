@@ -236,7 +236,8 @@ def test_a_what_if_that_asks_about_savings_is_sized_not_answered_from_the_old_de
         ("256 gpu h100 pod how many osfp transceivers on the nics", "256 node-leaf"),
         ("How many QM9700 switches does a non-blocking 2-tier fabric for 512 GPUs need?", "16 leaf + 8 spine = 24"),
         ("We will receive 16 DGX H100 systems. How many NICs for the compute fabric?", "128 compute ports"),
-        ("we're planning 576 GB200 GPUs, how many racks is that?", "8 x GB200 NVL72"),
+        # racks, not servers: the 8 NVL72 systems' racks and the switches' (advisor.verbs)
+        ("we're planning 576 GB200 GPUs, how many racks is that?", "8 for the GPU servers (8 rack-scale systems"),
     ],
 )
 def test_a_count_question_about_a_named_cluster_is_answered_from_a_design_sized_for_it(text, figure):

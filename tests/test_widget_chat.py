@@ -287,6 +287,43 @@ def test_a_what_if_brings_an_updated_card(page, stack: Stack) -> None:
     assert_card_shows(second, after)
 
 
+def test_plain_requests_after_a_design_and_its_quick_replies(page, stack: Stack) -> None:
+    """The chat verbs (advisor.verbs, decided by the understanding /v1/ask uses): a quick
+    reply asks for the bill of materials, whose lines and files come back; "how many
+    racks?" counts racks, not servers; a PDF is a link to the report; 800G on H100 is
+    refused with why and which platform can."""
+    say(page, "We will train a 70B model on 128 H100s")
+    rec = stored(stack, wait_for_cards(page, 1))
+    next_steps = page.locator(".quick-replies").last
+    expect(next_steps).to_be_visible(timeout=REPLY_MS)
+    for title in ("Download BOM", "Printable report", "Compare", "Why"):
+        expect(next_steps.get_by_role("button", name=title)).to_be_visible()
+
+    next_steps.get_by_role("button", name="Download BOM").click()
+    expect(page.locator(".msg--user .bubble--user").last).to_have_text("Download BOM")
+    bom = bot_says(page, "Bill of materials:")
+    switch = next(line for line in rec["bill_of_materials"] if line["category"] == "switch")
+    expect(bom).to_contain_text(switch["part_number"])
+    csv_link = bom.locator("a", has_text="Bill of materials (CSV)")
+    expect(csv_link).to_have_attribute("href", re.compile(rf"/v1/recommendations/{rec['id']}/bom\.csv$"))
+    csv = httpx.get(csv_link.get_attribute("href") or "", timeout=30)
+    assert csv.status_code == 200 and switch["part_number"] in csv.text
+    expect(bom.locator("a", has_text="Spreadsheet (XLSX")).to_have_attribute("href", re.compile(r"/bom\.xlsx$"))
+
+    say(page, "how many racks?")
+    expect(bot_says(page, "Racks:")).to_contain_text("5 in all: 4 for the GPU servers")
+
+    say(page, "can I get this as a PDF?")
+    report = bot_says(page, "Printable report:")
+    expect(report.locator("a", has_text="Report (PDF)")).to_have_attribute("href", re.compile(r"/report\.pdf$"))
+
+    say(page, "what if we use 800G?")
+    refused = bot_says(page, "Not applied")
+    expect(refused).to_contain_text("ConnectX-7 NICs run at most 400 Gb/s")
+    expect(refused).to_contain_text("GB300 NVL72 (ConnectX-8)")
+    expect(cards(page)).to_have_count(1)  # the design stays
+
+
 def test_what_people_type_is_shown_as_text_never_as_html(page) -> None:
     say(page, '<img src=x onerror="window.pwned=1"> **not bold**')
     mine = page.locator(".msg--user .bubble--user").last

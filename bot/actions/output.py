@@ -15,9 +15,11 @@ from typing import Any
 from rasa_sdk import Tracker
 from rasa_sdk.executor import CollectingDispatcher
 
+from advisor import verbs
 from advisor.render import markdown, slack
 from advisor.render.wording import customer
 from advisor.settings import settings
+from bot.actions import replies
 from core import links
 from rules.models import Recommendation
 
@@ -35,7 +37,21 @@ def say(dispatcher: CollectingDispatcher, tracker: Tracker, text: str, **kwargs:
 def send_recommendation(
     dispatcher: CollectingDispatcher, tracker: Tracker, rec: Recommendation, previous: Recommendation | None = None
 ) -> None:
-    """Send rec's summary; when it replaces a different recommendation, lead with what changed."""
+    """Send rec's summary; when it replaces a different recommendation, lead with what
+    changed. Then the next steps as quick replies (advisor.verbs.QUICK_REPLIES)."""
+    _send_recommendation(dispatcher, tracker, rec, previous)
+    say(dispatcher, tracker, replies.text("next_steps"), buttons=quick_replies())
+
+
+def quick_replies() -> list[dict[str, str]]:
+    """The next steps after a design as Rasa buttons: their payloads are plain words the
+    advisor's understanding reads, as if typed (the chat and `/v1/ask` offer the same)."""
+    return [{"title": reply.title, "payload": reply.payload} for reply in verbs.QUICK_REPLIES]
+
+
+def _send_recommendation(
+    dispatcher: CollectingDispatcher, tracker: Tracker, rec: Recommendation, previous: Recommendation | None
+) -> None:
     url = links.signed(settings.diagram_url(rec.id))  # the widget's browser sends no API key
     changed = previous if previous is not None and previous.id != rec.id else None
     head = markdown.what_changed_markdown(changed, rec) if changed else None

@@ -56,11 +56,14 @@ class ActionWhatIf(AdvisorAction):
         return self.what_if(dispatcher, tracker)
 
     def what_if(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
+        refused = design.refuse_link_speed(dispatcher, tracker)
         rec = recommend_from_slots(tracker)
         if rec is None:
             ask_for_missing(dispatcher, tracker)
             return []
         previous = shown_recommendation(tracker)
+        if refused and previous is not None and previous.id == rec.id:
+            return []  # "what if we use 800G?" on H100: said why, the design stays
         if previous is not None and previous.id == rec.id:
             decision, found, _ = respond.understanding(tracker)
             if decision.design_topics:  # "and the sync time at 512?" with 512 on the table already

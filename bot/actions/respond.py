@@ -126,7 +126,10 @@ def size(
 ) -> list[EventType]:
     """Recommend for the slots (or ask for what is missing), answering beside it the
     question the message also asked and the figures a what-if asked for."""
+    refused = design.refuse_link_speed(dispatcher, tracker)
     rec = design.recommend_from_slots(tracker)
+    if refused and rec is not None and shown is not None and rec.id == shown.id:
+        return []  # "what if we use 800G?" on H100: said why, the design stays
     if rec is None:
         design.ask_for_missing(dispatcher, tracker)
         return []

@@ -22,7 +22,7 @@ from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import ValidationAction
 
 import extraction
-from advisor import understand
+from advisor import understand, verbs
 from bot.actions import profile
 
 logger = logging.getLogger(__name__)
@@ -39,6 +39,8 @@ class ValidateSlotMappings(ValidationAction):
         try:
             found = extraction.extract(text, expecting=expected_count(tracker), known_model=current.gpu_model)
             merged = found.applied_to(current)
+            if verbs.link_refusal(found.profile, merged):  # "800G" on H100: refused in the reply, never kept
+                merged = merged.model_copy(update={"link_gbps": current.link_gbps})
         except Exception:  # a detail we cannot use must not break the turn
             logger.exception("could not extract workload details from %r", text)
             return []
