@@ -87,9 +87,10 @@ class _Words(BaseModel):
     instead: list[str] = Field(min_length=1, description='"X instead of Y": the value meant first.')
     joiners: list[str] = Field(min_length=1)
     not_a_contrast: list[str] = Field(description='"not sure", "not 100%": a "not" that takes nothing back.')
+    shape: list[str] = Field(min_length=1, description='Words that state a server\'s shape ("per node", "each").')
 
 
-_KINDS = ("markers", "negations", "instead", "joiners", "not_a_contrast")
+_KINDS = ("markers", "negations", "instead", "joiners", "not_a_contrast", "shape")
 
 
 @cache
@@ -274,6 +275,7 @@ def revise(
                 note = f"(I read {int(value):,} as the number of {LABELS[field]}.)"
     if not kind or merged == before:
         return plain
+    merged = _shape_kept(merged, before, text)
     return Revision(extraction=found, merged=merged, kind=kind, changes=changes(before, merged), note=note)
 
 
@@ -286,6 +288,24 @@ def _meant(new_text: str, old_text: str, field: str | None, known_model: str | N
         if named:
             return ProfileDraft.model_validate({**meant.model_dump(exclude_none=True), "prefer": named[0]})
     return meant
+
+
+def _shape_kept(merged: ProfileDraft, before: ProfileDraft, text: str) -> ProfileDraft:
+    """A correction that gives no server shape in words ("8 racks, not 4") keeps the shape
+    of earlier turns: the GB200 NVL72 sized as 18 trays of 4 GPUs a rack stays 4 GPUs a
+    server with more servers, instead of turning a rack into one server of 72."""
+    shape, new_shape = before.gpus_per_node, merged.gpus_per_node
+    if not shape or not new_shape or shape == new_shape or _words_of_shape(text):
+        return merged
+    gpus = _derived(merged).get("gpu_count")
+    if not isinstance(gpus, int) or gpus % shape:
+        return merged
+    return merged.model_copy(update={"gpus_per_node": shape, "node_count": gpus // shape, "gpu_count": gpus})
+
+
+def _words_of_shape(text: str) -> bool:
+    """The text states how many GPUs a server holds ("4 GPUs per node", "8 each")."""
+    return any(kind == "shape" for _, _, kind in _matches(_nlp().make_doc(text)))
 
 
 def _states_a_size(text: str, known_model: str | None) -> bool:

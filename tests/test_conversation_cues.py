@@ -182,3 +182,11 @@ def test_the_api_re_asks_the_last_question_for_the_fabric_a_follow_up_names(http
 def test_the_api_refuses_a_malformed_context(http: httpx.Client, bad: dict) -> None:
     response = http.post("/v1/ask", json={"question": "and ECN?", "context": bad})
     assert response.status_code == 422
+
+
+def test_a_rack_count_taken_back_keeps_the_rack_s_server_shape() -> None:
+    # GB200 NVL72 as the designs size it: 18 compute trays of 4 GPUs a rack
+    racks = ProfileDraft(workload="inference", gpu_model="GB200", gpu_count=216, node_count=54, gpus_per_node=4)
+    revision = corrections.revise("oh, 6 racks rather than 3", racks, expecting="gpu_count", shown=True)
+    assert (revision.merged.node_count, revision.merged.gpus_per_node) == (108, 4)
+    assert corrections.changed_line(revision) == "Changed: GPUs 216 -> 432, servers 54 -> 108."
