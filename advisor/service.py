@@ -16,8 +16,8 @@ from functools import lru_cache
 from pydantic import ValidationError
 
 import knowledge
-from advisor import corrections, dialogue, followup, stated, store, understand
 from advisor import context as dialogue_context
+from advisor import corrections, dialogue, followup, stated, store, understand
 from advisor.models import Answer, AskKind, AskResult, DialogueContext, RelatedEntry
 from advisor.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.render import markdown

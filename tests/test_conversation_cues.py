@@ -97,7 +97,7 @@ def test_ask_re_sizes_a_correction_and_leads_with_what_changed(designed: AskResu
     assert result.kind == "recommendation" and result.decided_by == "correction"
     assert result.recommendation is not None and result.recommendation.profile.gpu_count == 384
     assert result.reply.startswith("Changed: GPUs 256 -> 384")
-    assert [(c.field, c.before, c.after) for c in result.changed][0] == ("gpu_count", "256", "384")
+    assert next((c.field, c.before, c.after) for c in result.changed) == ("gpu_count", "256", "384")
 
     model = _again(designed, "make that B200")
     assert model.recommendation is not None and model.recommendation.profile.gpu_model == "B200"
