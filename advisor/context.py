@@ -47,19 +47,21 @@ def _title_words(title: str) -> list[str]:
 
 def resolve(question: str, context: DialogueContext | None) -> str:
     """The question to look up: the question itself when it stands alone; else, for a
-    follow-up that points back with "it" or "them" and names another thing, the question
-    with the last subject (its names and the entry's title) added; else what it leaves out
+    follow-up that points back with "it" or "them", names another thing and finds nothing
+    else to lean on in the last question ("what is SHARP?" -> "which NCCL setting turns it
+    on?"), the question with the last subject's names added; else what it leaves out
     of the last one (advisor.dialogue.resolve: a fabric swapped for the last one's keeps
     the rest), with the last entry's title when it names nothing of its own."""
     if context is None or not context.question or not dialogue.is_elliptical(question):
         return question
     own = dialogue.names(question)
     words = {word.strip("?.!,").lower() for word in question.split()}
-    if own and words & _POINTERS and not swaps_fabric(question, context):
-        subject = [*dialogue.names(context.question), *_title_words(context.topic)]
-        added = list(dict.fromkeys(word for word in subject if word.lower() not in question.lower()))
-        return f"{question} ({' '.join(added)})" if added else question
     looked_up = dialogue.resolve(question, context)
+    if own and words & _POINTERS and looked_up == question and not swaps_fabric(question, context):
+        # the last question was about its subject alone ("what is SHARP?"): "it" is that subject
+        subject = dialogue.names(context.question) or dialogue.names(context.topic)
+        added = [word for word in subject if word.lower() not in question.lower()]
+        return f"{question} ({' '.join(added)})" if added else question
     if own or not context.topic:
         return looked_up
     missing = [word for word in _title_words(context.topic) if word.lower() not in looked_up.lower()]

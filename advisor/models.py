@@ -106,7 +106,9 @@ class DialogueContext(BaseModel):
         examples=[""],
     )
     about: Literal["", "knowledge", "design"] = Field(
-        default="", description="What the last answer was: a knowledge entry or the design on the table."
+        default="",
+        description="What the last answer was: a knowledge entry or the design on the table.",
+        examples=["knowledge"],
     )
 
 
