@@ -111,3 +111,8 @@ _.LeasedRedisLockStore
 _.lock
 _.lock_lifetime
 _.wait_time_in_seconds
+# advisor/corrections.py: the phrase lists of advisor/corrections.yaml, read by kind name (getattr)
+_.markers
+_.negations
+_.instead
+_.not_a_contrast

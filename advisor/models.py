@@ -5,6 +5,7 @@ the action server and the CLI so that all three answer the same question the sam
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -83,6 +84,43 @@ class DialogueContext(BaseModel):
     topic: str = Field(
         default="", max_length=300, description="The title of the entry or design that answered it.", examples=["UEC"]
     )
+    entry_id: str = Field(
+        default="",
+        max_length=120,
+        pattern=r"^[a-z0-9][a-z0-9._-]*$|^$",
+        description="The knowledge entry that answered it (empty when none).",
+        examples=["glossary-uec"],
+    )
+    fabric: str = Field(
+        default="",
+        max_length=40,
+        pattern=r"^[a-z0-9_]*$",
+        description="The fabric it was about (a fabric preference value: infiniband, rocev2, ethernet, ...).",
+        examples=["infiniband"],
+    )
+    recommendation_id: str = Field(
+        default="",
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_-]*$",
+        description="The design on the table: a follow-up about it ('what connects them?') is answered from it.",
+        examples=[""],
+    )
+    about: Literal["", "knowledge", "design"] = Field(
+        default="",
+        description="What the last answer was: a knowledge entry or the design on the table.",
+        examples=["knowledge"],
+    )
+
+
+class Change(BaseModel):
+    """One profile field a message changed, with its value before and after (advisor.corrections)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str = Field(description="The profile field.", examples=["gpu_count"])
+    label: str = Field(description="How the reply names it.", examples=["GPUs"])
+    before: str = Field(description="Its value before, as shown.", examples=["128"])
+    after: str = Field(description="Its value after, as shown.", examples=["256"])
 
 
 class QuickReply(BaseModel):
@@ -143,6 +181,11 @@ class AskResult(BaseModel):
         default_factory=list,
         description="Next steps to offer after a design (Download BOM, Printable report, Compare, Why): send a "
         "payload as the next question.",
+    )
+    changed: list[Change] = Field(
+        default_factory=list,
+        description='What a correction of earlier turns changed ("sorry, 256 not 128": GPUs 128 -> 256); the reply '
+        "leads with it.",
     )
     decided_by: str = Field(
         default="",

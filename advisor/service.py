@@ -16,12 +16,13 @@ from functools import lru_cache
 from pydantic import ValidationError
 
 import knowledge
-from advisor import dialogue, followup, stated, store, understand, verbs
+from advisor import context as dialogue_context
+from advisor import corrections, dialogue, followup, stated, store, understand, verbs
 from advisor.models import Answer, AskKind, AskResult, DialogueContext, RelatedEntry
 from advisor.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.render import markdown
 from advisor.understand import Understanding, Want
-from extraction import Extraction, extract
+from extraction import Extraction
 from extraction.extractor import bounded
 from extraction.extractor import warm_up as warm_up_extractor
 from knowledge.search import CALCULATION, COMPUTED_KINDS
@@ -124,10 +125,12 @@ def follow_up_answer(
     question: str, context: DialogueContext | None, min_relevance: float = 0.0
 ) -> tuple[Answer | None, DialogueContext]:
     """The knowledge answer to a question that may lean on the last one ("and ECN?",
-    "is the spec finished?": advisor.dialogue), and the context the next one leans on."""
-    looked_up = dialogue.resolve(question, context)
+    "is the spec finished?", "what about Ethernet?": advisor.context), and the context the
+    next one leans on."""
+    looked_up = dialogue_context.resolve(question, context)
     hit = answer(looked_up, min_relevance=min_relevance)
-    return hit, DialogueContext(question=looked_up, topic=hit.topic if hit else "")
+    top = _top_hit(bounded(looked_up)) if hit is not None else None
+    return hit, dialogue_context.after_answer(looked_up, hit, top.id if top else "", context)
 
 
 def _top_hit(question: str) -> knowledge.Entry | None:
@@ -165,13 +168,13 @@ def understand_message(
     the profile merged with it: the one decision `ask`, the CLI and the chat all use."""
     question = bounded(question)  # every channel's text, read to the API's limit and no further
     earlier = profile or ProfileDraft()
-    extraction = extract(question, expecting=expecting, known_model=earlier.gpu_model)
-    merged = extraction.applied_to(earlier)
-    # a relative size ("double it") or a value taken back ("sorry, 256 not 128") changes the
-    # design on the table as a new count would
-    resized = (extraction.size_factor is not None or extraction.corrected_field(earlier) is not None) and (
-        merged != earlier
-    )
+    # the extractor's reading merged with earlier turns, and a value taken back replaced
+    # ("sorry, 256 not 128", "make that B200"): advisor.corrections, as the chat's slots
+    revision = corrections.revise(question, profile, expecting=expecting, shown=shown is not None)
+    extraction, merged = revision.extraction, revision.merged
+    # a relative size ("double it") or a value taken back changes the design on the table
+    # as a new count would
+    resized = (extraction.size_factor is not None or revision.corrects) and (merged != earlier)
     top = _top_hit(question)
     decision = understand.understand(
         question,
@@ -181,6 +184,8 @@ def understand_message(
         design_shown=shown is not None,
         knowledge_answers=top is not None,
         calculated=top is not None and top.kind == CALCULATION,
+        changes=revision.changes if revision.corrects else None,
+        changed=corrections.changed_line(revision),
     )
     return decision, extraction, merged
 
@@ -236,8 +241,10 @@ def _ask(
     """`ask`, remembered per question, profile, design and context: the answer depends on nothing else."""
     profile = ProfileDraft.model_validate_json(profile_json) if profile_json else None
     context = DialogueContext.model_validate_json(context_json) if context_json else None
-    said = DialogueContext(question=question)
+    # the design on the table: the one named, else the one the context carries ("what connects them?")
+    recommendation_id = recommendation_id or dialogue_context.shown_design(context)
     shown = get_recommendation(recommendation_id) if recommendation_id else None
+    said = dialogue_context.after_design(question, shown)
     # after a design, a bare number is its new GPU count ("and at 512?"), as in the chat
     decision, extraction, merged = understand_message(question, profile, shown, "gpu_count" if shown else None)
     # a link speed the servers' NICs cannot run ("what if we use 800G?" on H100) is answered
@@ -267,7 +274,7 @@ def _ask(
             missing=merged.missing(),
             recommendation=shown,
             reply=design_reply(shown, decision, question, extraction.profile.budget_usd),
-            context=said.model_copy(update={"topic": ", ".join(decision.design_topics)}),
+            context=dialogue_context.after_design(question, shown, ", ".join(decision.design_topics)),
             quick_replies=list(verbs.QUICK_REPLIES),
         )
     if decision.want != Want.sizing:
@@ -293,8 +300,11 @@ def _ask(
             profile=merged,
             missing=missing,
             answer=side,
-            reply="\n\n".join(filter(None, [unusable, markdown.clarification_markdown(missing), side_text])),
+            reply="\n\n".join(
+                filter(None, [unusable, decision.changed, markdown.clarification_markdown(missing), side_text])
+            ),
             context=said,
+            changed=decision.changes,
         )
     try:
         complete = complete_profile(merged)
@@ -321,7 +331,8 @@ def _ask(
         missing=[],
         recommendation=rec,
         answer=side,
-        reply="\n\n".join(filter(None, [refused, unusable, summary, side_text])),
-        context=said,
+        reply="\n\n".join(filter(None, [refused, unusable, decision.changed, summary, side_text])),
+        context=dialogue_context.after_design(question, rec),
+        changed=decision.changes,
         quick_replies=list(verbs.QUICK_REPLIES),
     )

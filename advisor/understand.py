@@ -40,6 +40,7 @@ import rule_engine
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from advisor.models import Change
 from rules.models import ProfileDraft
 
 CUES_FILE = Path(__file__).with_name("cues.yaml")
@@ -67,6 +68,10 @@ class Understanding(BaseModel):
     design_topics: list[str] = Field(default_factory=list, description="Figures of the design asked about.")
     side_question: str | None = Field(default=None, description="A question asked inside a sizing request.")
     decided_by: str = Field(default="", description="The rule of advisor/decisions.yaml that decided it.")
+    changes: list[Change] = Field(
+        default_factory=list, description='What a correction changed ("sorry, 256 not 128"): advisor.corrections.'
+    )
+    changed: str = Field(default="", description='The line that says it: "Changed: GPUs 128 -> 256."')
 
 
 @cache
@@ -270,6 +275,7 @@ FACTS = (
     "knowledge_answers",
     "gives_details",
     "earlier_profile",
+    "corrects",
 )
 
 
@@ -283,6 +289,7 @@ def message_facts(
     design_shown: bool,
     knowledge_answers: bool,
     calculated: bool,
+    corrects: bool = False,
 ) -> dict[str, bool]:
     """The facts of advisor/decisions.yaml for one message, each computed once."""
     new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
@@ -306,6 +313,7 @@ def message_facts(
         "knowledge_answers": knowledge_answers,
         "gives_details": bool(found.model_dump(exclude_none=True)),
         "earlier_profile": given is not None,
+        "corrects": corrects,
     }
 
 
@@ -336,6 +344,8 @@ def understand(
     design_shown: bool = False,
     knowledge_answers: bool = True,
     calculated: bool = False,
+    changes: list[Change] | None = None,
+    changed: str = "",
 ) -> Understanding:
     """What `question` wants (see the module docstring), decided by the first rule of
     advisor/decisions.yaml that holds.
@@ -344,7 +354,9 @@ def understand(
     turns established (None when nothing), `resized` whether it scales the size on the
     table, `design_shown` whether a recommendation is on the table, `knowledge_answers`
     whether the knowledge base has an entry for it, `calculated` whether it asks for a sum
-    with its own numbers ("time to all-reduce 14 GB over 400G": its "7B" is no cluster).
+    with its own numbers ("time to all-reduce 14 GB over 400G": its "7B" is no cluster),
+    `changes` what a correction of earlier turns changed (advisor.corrections.revise) and
+    `changed` the line that says so.
     """
     topics = design_topics(question)
     facts = message_facts(
@@ -356,6 +368,7 @@ def understand(
         design_shown=design_shown,
         knowledge_answers=knowledge_answers,
         calculated=calculated,
+        corrects=bool(changes),
     )
     rule = decide(facts)
     return Understanding(
@@ -363,6 +376,8 @@ def understand(
         design_topics=topics if rule.topics else [],
         side_question=side_question(question) if rule.want == Want.sizing else None,
         decided_by=rule.name,
+        changes=(changes or []) if rule.want == Want.sizing else [],
+        changed=changed if rule.want == Want.sizing else "",
     )
 
 

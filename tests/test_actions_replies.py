@@ -220,9 +220,9 @@ def test_a_knowledge_question_gets_the_answer_with_its_source(fake):
     )
     events, dispatcher = run(knowledge.ActionAnswerKnowledge(), tracker(text="what is PFC?", intent="ask_knowledge"))
     # what the answer was about is remembered, for a follow-up that leans on it ("and ECN?")
-    assert [(e["name"], e["value"]) for e in events] == [
-        ("dialogue_context", {"question": "what is PFC?", "topic": "PFC"})
-    ]
+    assert [e["name"] for e in events] == ["dialogue_context"]
+    remembered = events[0]["value"]
+    assert (remembered["question"], remembered["topic"], remembered["about"]) == ("what is PFC?", "PFC", "knowledge")
     text = reply(dispatcher)
     assert "Priority Flow Control pauses" in text and 'Source: "GPU Server Networking' in text
 

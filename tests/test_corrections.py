@@ -57,7 +57,8 @@ def test_ask_after_a_design_sizes_the_corrected_cluster_and_says_what_changed() 
     assert second.kind == "recommendation" and second.recommendation is not None
     sized = second.recommendation.profile
     assert (sized.node_count, sized.gpus_per_node, sized.gpu_count) == (16, 4, 64)
-    assert second.reply.startswith("**What changed**")
+    assert second.reply.startswith("Changed: GPUs 128 -> 64, GPUs per server 8 -> 4.")
+    assert "**What changed**" in second.reply
     assert "16 x 8 GPUs -> 16 x 4 GPUs" in second.reply
 
     third = service.ask("sorry, 256 not 128", profile=first.profile, recommendation_id=first.recommendation.id)

@@ -64,14 +64,16 @@ class ActionWhatIf(AdvisorAction):
         previous = shown_recommendation(tracker)
         if refused and previous is not None and previous.id == rec.id:
             return []  # "what if we use 800G?" on H100: said why, the design stays
+        decision, found, _ = respond.understanding(tracker)
         if previous is not None and previous.id == rec.id:
-            decision, found, _ = respond.understanding(tracker)
             if decision.design_topics:  # "and the sync time at 512?" with 512 on the table already
                 text = profile.latest_text(tracker)
                 output.say(dispatcher, tracker, service.design_reply(rec, decision, text, found.budget_usd))
             else:
                 output.say(dispatcher, tracker, replies.text("nothing_changed"))
             return []
+        if decision.changed:  # a correction: "Changed: GPUs 128 -> 256."
+            output.say(dispatcher, tracker, decision.changed)
         return present(dispatcher, tracker, rec, previous)
 
 

@@ -24,6 +24,7 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 
+from advisor import context as dialogue
 from advisor import service
 from advisor.followup import TOPOLOGY_WORDS
 from advisor.models import DialogueContext
@@ -107,7 +108,8 @@ def respond(
     decision, found, shown = understanding(tracker)
     if decision.want == Want.design and shown is not None:
         output.say(dispatcher, tracker, service.design_reply(shown, decision, text, found.budget_usd))
-        return []
+        about = dialogue.after_design(text, shown, ", ".join(decision.design_topics))
+        return [SlotSet(CONTEXT_SLOT, about.model_dump())]
     completed = bool(profile.slots_set_this_turn(tracker) & profile.SIZING_SLOTS) and not (
         profile.draft_from_slots(tracker.slots).missing()
     )
@@ -134,7 +136,10 @@ def size(
         design.ask_for_missing(dispatcher, tracker)
         return []
     design.explain_unusable(dispatcher, tracker)  # "32 H900 GPUs for training": sized, and told why not the H900
+    if decision.changed:  # a correction: "Changed: GPUs 128 -> 256."
+        output.say(dispatcher, tracker, decision.changed)
     events = design.present(dispatcher, tracker, rec, shown)
+    events.append(SlotSet(CONTEXT_SLOT, dialogue.after_design(profile.latest_text(tracker), rec).model_dump()))
     if decision.design_topics and shown is not None:  # "and the sync time at 512?"
         output.say(dispatcher, tracker, service.design_reply(rec, decision, profile.latest_text(tracker)))
     _, side = service.side_answer(rec, decision)

@@ -22,7 +22,7 @@ from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import ValidationAction
 
 import extraction
-from advisor import understand, verbs
+from advisor import corrections, understand, verbs
 from bot.actions import profile
 
 logger = logging.getLogger(__name__)
@@ -37,9 +37,15 @@ class ValidateSlotMappings(ValidationAction):
             return []  # an intent payload ("/restart") carries no workload details
         current = profile.draft_from_slots(tracker.slots)
         try:
-            found = extraction.extract(text, expecting=expected_count(tracker), known_model=current.gpu_model)
-            merged = found.applied_to(current)
-            if verbs.link_refusal(found.profile, merged):  # "800G" on H100: refused in the reply, never kept
+            # the one merge the API takes too: a value taken back ("sorry, 256 not 128") replaced
+            revision = corrections.revise(
+                text,
+                current if current.model_dump(exclude_none=True) else None,
+                expecting=expected_count(tracker),
+                shown=bool(tracker.get_slot(profile.RECOMMENDATION_SLOT)),
+            )
+            merged = revision.merged
+            if verbs.link_refusal(revision.extraction.profile, merged):  # "800G" on H100: refused, never kept
                 merged = merged.model_copy(update={"link_gbps": current.link_gbps})
         except Exception:  # a detail we cannot use must not break the turn
             logger.exception("could not extract workload details from %r", text)
