@@ -86,10 +86,13 @@ class Handoff(BaseModel):
     model_config = ConfigDict(extra="forbid")
     reference: str = Field(description="The handoff's reference, to quote.", examples=["H-3F9A0C12"])
     created_at: str = Field(description="When it was recorded (UTC, ISO 8601).", examples=["2026-12-05T08:01:02+00:00"])
-    request: HandoffRequest
+    request: HandoffRequest = Field(description="What was asked for, as recorded.")
     deliveries: list[Delivery] = Field(description="Each configured destination and whether it was reached.")
-    notified: bool = Field(description="Whether at least one destination received it.")
-    reply: str = Field(description="What happened, in the words the chat uses.")
+    notified: bool = Field(description="Whether at least one destination received it.", examples=[True])
+    reply: str = Field(
+        description="What happened, in the words the chat uses.",
+        examples=["Sent to the sales engineering team by email and Slack; reference H-3F9A0C12."],
+    )
 
 
 class UnknownRecommendation(LookupError):
