@@ -183,6 +183,7 @@ def submit(request: HandoffRequest, config: Settings | None = None) -> Handoff:
             request.email,
             request.company,
             request.message,
+            request.details,
             "[]",
         )
     )

@@ -58,14 +58,17 @@ FEEDBACK_TABLE = (
 
 
 #: "Talk to an engineer" requests (advisor/handoff.py): the reference the person is given,
-#: the design and conversation they came from, their contact details and message, and
-#: what each destination answered (JSON, filled in once they were tried).
+#: the design and conversation they came from, their contact details and message, what
+#: they had told the advisor (the chat's summary), and what each destination answered
+#: (JSON, filled in once they were tried).
 HANDOFF_TABLE = (
     "CREATE TABLE IF NOT EXISTS handoffs (reference TEXT PRIMARY KEY, created_at TEXT NOT NULL, "
     "recommendation_id TEXT, conversation_id TEXT, name TEXT NOT NULL, email TEXT NOT NULL, "
-    "company TEXT NOT NULL, message TEXT NOT NULL, deliveries TEXT NOT NULL)"
+    "company TEXT NOT NULL, message TEXT NOT NULL, details TEXT, deliveries TEXT NOT NULL)"
 )
-HANDOFF_COLUMNS = "reference, created_at, recommendation_id, conversation_id, name, email, company, message, deliveries"
+HANDOFF_COLUMNS = (
+    "reference, created_at, recommendation_id, conversation_id, name, email, company, message, details, deliveries"
+)
 
 
 class StoreUnavailable(RuntimeError):
