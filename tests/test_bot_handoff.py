@@ -66,5 +66,5 @@ def test_a_handoff_in_the_chat_arrives_by_mail_and_webhook_and_says_slack_was_no
     body = str(mail.get_payload())
     assert "jane@acme.example" in body and "quote for this design by Friday" in body and "128" in body
     [hook] = [body for *_, body in webhook.received if body["reference"] == reference]
-    assert hook["conversation_id"] == sender and str(hook["recommendation_id"]).startswith("r_")
+    assert str(hook["conversation_id"]).endswith(sender) and str(hook["recommendation_id"]).startswith("r_")
     assert slack.received == []  # (the sink is up, but this stack was pointed elsewhere)
