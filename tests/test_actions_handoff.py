@@ -65,3 +65,16 @@ def test_action_handoff_sends_the_conversation_to_the_webhook_and_says_so(
     assert {"event": "slot", "timestamp": None, "name": "handoff_message", "value": None} in events
     with sqlite3.connect(_private_store) as db:
         assert db.execute("SELECT conversation_id FROM handoffs").fetchall() == [("test",)]
+
+
+def test_the_form_asks_only_for_what_it_does_not_know_and_ends_when_it_knows_everything() -> None:
+    domain = {"forms": {"handoff_form": {"required_slots": [*CONTACT, "handoff_message"]}}}
+    form = handoff.ValidateHandoffForm()
+    dispatcher = CollectingDispatcher()
+    known_name = tracker(slots={"contact_name": "Jane Doe"}, active_loop="handoff_form")
+    event = asyncio.run(form.next_requested_slot(dispatcher, known_name, domain))
+    assert event is not None and event["value"] == "contact_email"
+    assert texts(dispatcher) == ["Which email address should the engineer write to?"]
+    everything = tracker(slots={**CONTACT, "handoff_message": "a quote"}, active_loop="handoff_form")
+    event = asyncio.run(form.next_requested_slot(CollectingDispatcher(), everything, domain))
+    assert event is not None and event["value"] is None

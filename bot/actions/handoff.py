@@ -15,7 +15,7 @@ from typing import Any
 from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
-from rasa_sdk.forms import FormValidationAction
+from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
 from advisor import handoff
 from advisor.store import StoreUnavailable
@@ -30,10 +30,21 @@ LONGEST_DETAIL = 200
 
 
 class ValidateHandoffForm(FormValidationAction):
-    """`validate_handoff_form`: a malformed email is asked for again, "nothing" is no message."""
+    """`validate_handoff_form`: asks the form's questions, asks again for a malformed
+    email, takes "nothing" as no message."""
 
     def name(self) -> str:
         return "validate_handoff_form"
+
+    async def next_requested_slot(
+        self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
+    ) -> EventType | None:
+        """Ask the next missing detail here (replies.yml handoff_ask_*), as the sizing form
+        does, or end the form when none is missing."""
+        missing = [slot for slot in self.domain_slots(domain) if tracker.slots.get(slot) is None]
+        if missing:
+            output.say(dispatcher, tracker, replies.text(f"handoff_ask_{missing[0]}"))
+        return SlotSet(REQUESTED_SLOT, missing[0] if missing else None)
 
     def validate_contact_email(
         self, value: Any, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
