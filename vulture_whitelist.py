@@ -116,3 +116,13 @@ _.markers
 _.negations
 _.instead
 _.not_a_contrast
+# bot/actions/handoff.py: rasa-sdk's FormValidationAction calls validate_<slot> by name
+_.validate_contact_email
+_.validate_contact_name
+_.validate_contact_company
+_.validate_handoff_message
+# tests/handoff_sinks.py: aiosmtpd and http.server call these handlers by name; sqlite3 reads row_factory
+_.handle_DATA
+_.do_POST
+_.log_message
+_.row_factory

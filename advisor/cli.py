@@ -64,6 +64,11 @@ FLAGS = {
     "link_gbps": "--link-speed",
     "prefer": "--prefer",
     "workload": "--workload",
+    "name": "--name",
+    "email": "--email",
+    "company": "--company",
+    "message": "--message",
+    "recommendation_id": "--design",
 }
 _FIELD = re.compile(r"\b(" + "|".join(sorted((f for f in FLAGS if "_" in f), key=len, reverse=True)) + r")\b")
 
@@ -459,6 +464,40 @@ def ask(
     _console().print(Markdown(customer_text(result.reply)))
 
 
+@app.command()
+def handoff(
+    name: Annotated[str, typer.Option(help="Your name.")],
+    email: Annotated[str, typer.Option(help="Where the engineer can write to you.")],
+    company: Annotated[str, typer.Option(help="Your company.")],
+    message: Annotated[str, typer.Option(help="What you want to discuss.")] = "",
+    design: Annotated[str | None, typer.Option(help="A stored design's id to discuss, e.g. r_3f9a0c12ab34.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the handoff and each destination's outcome.")] = False,
+) -> None:
+    """Ask for a person: recorded and sent to the sales engineering team (Slack, email,
+    webhook, as configured). Exit code 1 when it was recorded but no destination got it."""
+    from advisor import handoff as handoffs
+
+    try:
+        request = handoffs.HandoffRequest(
+            name=name, email=email, company=company, message=message, recommendation_id=design
+        )
+        done = handoffs.submit(request)
+    except ValidationError as exc:
+        raise UserError(_validation_line(exc)) from None
+    except handoffs.UnknownRecommendation as exc:
+        raise UserError(f"--design: {exc}") from None
+    if as_json:
+        _json(done)
+    else:
+        out = _console()
+        out.print(done.reply, markup=False, highlight=False)
+        for delivery in done.deliveries:
+            status = "reached" if delivery.reached else "NOT reached"
+            out.print(f"  {delivery.destination.value}: {status} ({delivery.detail})", markup=False, highlight=False)
+    if not done.notified:
+        raise typer.Exit(1)
+
+
 @kb_app.command("search")
 def kb_search(
     text: Annotated[str, typer.Argument(help="What to look for.")],
@@ -502,7 +541,8 @@ def serve(
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; usage errors and bad values are one line on stderr, exit code 2."""
     try:
-        app(args=argv, standalone_mode=False, prog_name="fabric-advisor")
+        # (without standalone mode click returns a command's typer.Exit code instead of raising it)
+        code = app(args=argv, standalone_mode=False, prog_name="fabric-advisor")
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:
@@ -518,7 +558,7 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"fabric-advisor: {exc}", file=sys.stderr)
         return 2
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":

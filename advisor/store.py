@@ -57,6 +57,20 @@ FEEDBACK_TABLE = (
 )
 
 
+#: "Talk to an engineer" requests (advisor/handoff.py): the reference the person is given,
+#: the design and conversation they came from, their contact details and message, what
+#: they had told the advisor (the chat's summary), and what each destination answered
+#: (JSON, filled in once they were tried).
+HANDOFF_TABLE = (
+    "CREATE TABLE IF NOT EXISTS handoffs (reference TEXT PRIMARY KEY, created_at TEXT NOT NULL, "
+    "recommendation_id TEXT, conversation_id TEXT, name TEXT NOT NULL, email TEXT NOT NULL, "
+    "company TEXT NOT NULL, message TEXT NOT NULL, details TEXT, deliveries TEXT NOT NULL)"
+)
+HANDOFF_COLUMNS = (
+    "reference, created_at, recommendation_id, conversation_id, name, email, company, message, details, deliveries"
+)
+
+
 class StoreUnavailable(RuntimeError):
     """The store of recommendations cannot be reached (the message says which and why)."""
 
@@ -69,6 +83,10 @@ class Store(Protocol):
     def purge(self, before: str) -> int: ...
 
     def insert_feedback(self, rec_id: str, created_at: str, reason: str, versions: str) -> int: ...
+
+    def insert_handoff(self, row: tuple[str | None, ...]) -> None: ...
+
+    def record_deliveries(self, reference: str, deliveries: str) -> None: ...
 
 
 class SqliteStore:
@@ -112,6 +130,16 @@ class SqliteStore:
             )
             return int(cursor.lastrowid or 0)
 
+    def insert_handoff(self, row: tuple[str | None, ...]) -> None:
+        """row: the values of HANDOFF_COLUMNS, in order."""
+        with _lock:
+            self.db.execute(HANDOFF_TABLE)
+            self.db.execute(f"INSERT INTO handoffs ({HANDOFF_COLUMNS}) VALUES ({', '.join('?' * len(row))})", list(row))
+
+    def record_deliveries(self, reference: str, deliveries: str) -> None:
+        with _lock:
+            self.db.execute("UPDATE handoffs SET deliveries = ? WHERE reference = ?", [deliveries, reference])
+
 
 class PostgresStore:
     """A table in PostgreSQL, reached through a small pool of connections that are
@@ -137,7 +165,7 @@ class PostgresStore:
         )
         self._ready = False
 
-    def _run(self, sql: str, params: tuple[str, ...]) -> tuple[str, ...] | None:
+    def _run(self, sql: str, params: tuple[str | None, ...]) -> tuple[str, ...] | None:
         try:
             with self.pool.connection() as conn:
                 if not self._ready:
@@ -177,6 +205,13 @@ class PostgresStore:
             (rec_id, created_at, reason, versions),
         )
         return int(row[0]) if row else 0
+
+    def insert_handoff(self, row: tuple[str | None, ...]) -> None:
+        self._run(HANDOFF_TABLE, ())
+        self._run(f"INSERT INTO handoffs ({HANDOFF_COLUMNS}) VALUES ({', '.join(['%s'] * len(row))})", row)
+
+    def record_deliveries(self, reference: str, deliveries: str) -> None:
+        self._run("UPDATE handoffs SET deliveries = %s WHERE reference = %s", (deliveries, reference))
 
 
 def _without_password(url: str) -> str:

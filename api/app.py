@@ -15,7 +15,7 @@ from api import errors
 from api.config import ApiConfig
 from api.limits import BodySizeLimit
 from api.ratelimit import RateLimit
-from api.routers import ask, chat_session, docs, health, knowledge, recommendations, widget
+from api.routers import ask, chat_session, docs, handoffs, health, knowledge, recommendations, widget
 from api.schemas import Problem
 from api.security import check_key_is_sendable, require_api_key
 
@@ -89,6 +89,7 @@ def create_app(config: ApiConfig | None = None) -> FastAPI:
     app.include_router(recommendations.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(ask.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(knowledge.router, dependencies=guarded, responses=UNAUTHORIZED)
+    app.include_router(handoffs.router, dependencies=guarded, responses=UNAUTHORIZED)
     app.include_router(health.router)
     app.include_router(chat_session.router)
     app.include_router(widget.router)

@@ -133,6 +133,67 @@ class Settings(BaseSettings):
         description="the window of FABRIC_ADVISOR_CRASH_LOOP_RESTARTS, in seconds",
     )
 
+    # --- the handoff to a person (issue 25; advisor/handoff.py, docs/handoff.md) --------
+    handoff_team: str = Field(
+        "the sales engineering team",
+        alias="FABRIC_ADVISOR_HANDOFF_TEAM",
+        description="who a handoff goes to, as the chat names them",
+    )
+    handoff_contact: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_HANDOFF_CONTACT",
+        description="how to reach that team directly (an address or a page), told to the person when no "
+        "destination was reached",
+    )
+    handoff_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        le=60,
+        alias="FABRIC_ADVISOR_HANDOFF_TIMEOUT",
+        description="seconds each handoff destination may take (they are tried at the same time)",
+    )
+    handoff_slack_token: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_HANDOFF_SLACK_TOKEN",
+        description="a Slack bot token (xoxb-...) with chat:write; with the channel, posts each handoff to Slack",
+    )
+    handoff_slack_channel: str | None = Field(
+        None, alias="FABRIC_ADVISOR_HANDOFF_SLACK_CHANNEL", description="the Slack channel (id or #name) handoffs go to"
+    )
+    handoff_slack_api_url: str = Field(
+        "https://slack.com/api",
+        alias="FABRIC_ADVISOR_HANDOFF_SLACK_API_URL",
+        description="base URL of Slack's Web API (chat.postMessage is called under it)",
+    )
+    handoff_smtp_host: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_HANDOFF_SMTP_HOST",
+        description="SMTP server; with the from and to addresses, mails each handoff",
+    )
+    handoff_smtp_port: int = Field(25, alias="FABRIC_ADVISOR_HANDOFF_SMTP_PORT", description="the SMTP server's port")
+    handoff_smtp_starttls: bool = Field(
+        False, alias="FABRIC_ADVISOR_HANDOFF_SMTP_STARTTLS", description="upgrade the SMTP connection with STARTTLS"
+    )
+    handoff_smtp_user: str | None = Field(
+        None, alias="FABRIC_ADVISOR_HANDOFF_SMTP_USER", description="SMTP login (unset: no login)"
+    )
+    handoff_smtp_password: str | None = Field(
+        None, alias="FABRIC_ADVISOR_HANDOFF_SMTP_PASSWORD", description="the SMTP login's password"
+    )
+    handoff_email_from: str | None = Field(
+        None, alias="FABRIC_ADVISOR_HANDOFF_EMAIL_FROM", description="the sender address of handoff mails"
+    )
+    handoff_email_to: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_HANDOFF_EMAIL_TO",
+        description="comma-separated addresses handoff mails go to",
+    )
+    handoff_webhook_url: str | None = Field(
+        None,
+        alias="FABRIC_ADVISOR_HANDOFF_WEBHOOK_URL",
+        description="a URL each handoff is POSTed to as JSON (a CRM, a ticketing system)",
+    )
+
     @property
     def public_url(self) -> str:
         """Base URL people's browsers and Slack reach the API at (diagram links)."""

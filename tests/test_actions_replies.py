@@ -317,11 +317,18 @@ def test_a_brief_classified_out_of_scope_is_still_sized(fake):
     assert any(e.get("name") == "recommendation_id" for e in events)
 
 
-def test_handoff_passes_on_what_is_known(fake):
+def test_handoff_passes_on_what_is_known_and_says_nobody_was_notified_without_destinations(fake, tmp_path, monkeypatch):
+    from bot.actions import handoff
+    from core.settings import settings
+
+    monkeypatch.setattr(settings, "db_path", tmp_path / "advisor.db")
     rec_id = shown(fake, TRAINING_128)
-    _, dispatcher = run(conversation.ActionHandoff(), tracker(slots={**TRAINING_128, "recommendation_id": rec_id}))
+    contact = {"contact_name": "Jane Doe", "contact_email": "jane@acme.example", "contact_company": "Acme AI Lab"}
+    slots = {**TRAINING_128, **contact, "handoff_message": "a quote", "recommendation_id": rec_id}
+    _, dispatcher = run(handoff.ActionHandoff(), tracker(slots=slots))
     text = reply(dispatcher)
-    assert "handing this conversation to a network engineer" in text
+    assert "no destination is configured, so nobody has been notified yet" in text
+    assert "will get in touch" not in text
     assert "GPU count 128" in text and rec_id in text
 
 

@@ -234,11 +234,15 @@ def test_out_of_scope_is_declined_politely(chat):
     assert "outside what I can help with" in reply
 
 
-def test_talk_to_an_engineer_ends_with_a_handoff(chat):
+def test_talk_to_an_engineer_asks_for_contact_details_and_says_nobody_was_notified_without_destinations(chat):
     chat.say("We will pretrain a 70B model on 128 H100s, what network do we need?")
     assert "network engineer" in chat.say("I want to talk to an engineer")
-    reply = chat.say("yes please")
-    assert "handing this conversation to a network engineer" in reply
+    assert "your name" in chat.say("yes please")
+    assert "email" in chat.say("Jane Doe")
+    assert "company" in chat.say("jane@acme.example")
+    assert "discuss" in chat.say("Acme AI Lab")
+    reply = chat.say("nothing")
+    assert "but no destination is configured, so nobody has been notified yet" in reply
     assert chat.slots()["recommendation_id"] in reply
 
 

@@ -76,8 +76,11 @@ def test_conversation_tests_cover_every_path():
     actions = {step["action"] for story in stories for step in story["steps"] if "action" in step}
     assert intents >= INTENTS_TO_COVER
     domain = yaml.safe_load((launch.BOT / "domain.yml").read_text())
-    assert set(domain["actions"]) - {"action_validate_slot_mappings", "validate_sizing_form"} <= actions
-    assert {"sizing_form", "action_deactivate_loop"} <= actions
+    assert (
+        set(domain["actions"]) - {"action_validate_slot_mappings", "validate_sizing_form", "validate_handoff_form"}
+        <= actions
+    )
+    assert {"sizing_form", "handoff_form", "action_deactivate_loop"} <= actions
 
 
 def test_rasa_test_predicts_every_conversation(tmp_path):

@@ -84,3 +84,25 @@ def test_feedback_is_filed_in_postgresql_with_the_designs_versions(shared):
     assert second == first + 1
     row = postgres._run("SELECT reason, versions FROM feedback WHERE id = %s", (str(first),))
     assert row is not None and row[0] == "spines look low" and rec.versions.rulebook in row[1]
+
+
+def test_a_handoff_is_recorded_in_postgresql_with_what_each_destination_answered(shared):
+    postgres = store.PostgresStore(url(shared))
+    row = (
+        "H-0000PG01",
+        "2026-01-01T00:00:00+00:00",
+        None,
+        "web-1",
+        "Jane",
+        "jane@acme.example",
+        "Acme",
+        "",
+        None,
+        "[]",
+    )
+    postgres.insert_handoff(row)
+    postgres.record_deliveries("H-0000PG01", '[{"destination": "email", "reached": false}]')
+    kept = postgres._run(
+        "SELECT conversation_id, email, deliveries FROM handoffs WHERE reference = %s", ("H-0000PG01",)
+    )
+    assert kept is not None and kept[0] == "web-1" and kept[1] == "jane@acme.example" and '"reached": false' in kept[2]

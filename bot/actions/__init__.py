@@ -7,8 +7,9 @@ rasa-sdk imports every module here and registers each Action subclass:
 - form.py         validate_sizing_form: asks for what is missing, re-asks unusable answers
 - recommend.py    action_recommend, action_what_if, action_explain, action_compare
 - knowledge.py    action_answer_knowledge
-- conversation.py action_fallback, action_capabilities, action_out_of_scope, action_handoff,
-                  action_restart
+- conversation.py action_fallback, action_capabilities, action_out_of_scope, action_restart
+- handoff.py      validate_handoff_form, action_handoff: the request recorded and sent
+                  (advisor/handoff.py)
 """
 
 from advisor.service import warm_up

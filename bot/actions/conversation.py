@@ -1,4 +1,5 @@
-"""Conversation actions: the fallback, the handoff to an engineer, starting over."""
+"""Conversation actions: the fallback, small talk, starting over, and the summary a
+handoff to an engineer carries (the handoff itself: bot/actions/handoff.py)."""
 
 from __future__ import annotations
 
@@ -128,24 +129,14 @@ class ActionOutOfScope(ActionFallback):
 
 
 def summary(tracker: Tracker) -> str:
-    """What the engineer gets: the details given so far and the last recommendation."""
+    """What the engineer gets besides the contact details: the details given so far and
+    the last recommendation."""
     values = profile.slot_values(profile.draft_from_slots(tracker.slots))
     parts = [f"{replies.field_name(name)} {value}" for name, value in values.items() if value is not None]
     rec_id = tracker.get_slot(profile.RECOMMENDATION_SLOT)
     if rec_id:
         parts.append(f"recommendation {rec_id} ({settings.public_url}/v1/recommendations/{rec_id})")
     return "; ".join(parts) + "." if parts else replies.text("handoff_nothing_yet")
-
-
-class ActionHandoff(AdvisorAction):
-    """End of the "talk to an engineer" path: the handoff message with a summary."""
-
-    def name(self) -> str:
-        return "action_handoff"
-
-    def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        output.say(dispatcher, tracker, replies.text("handoff", summary=summary(tracker)))
-        return []
 
 
 class ActionRestart(AdvisorAction):
