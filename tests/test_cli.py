@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -234,6 +236,40 @@ def test_help_at_80_columns_shows_every_flag_whole():
     assert "…" not in result.stdout
 
 
+def _commands() -> list[tuple[list[str], list[str]]]:
+    """Every command's words (e.g. ["kb", "search"]) and every flag it takes."""
+    import typer.main
+
+    from advisor.cli import app
+
+    found = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        if hasattr(command, "commands"):  # a group (typer's own click)
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name])
+            return
+        flags = [opt for p in command.params for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")]
+        found.append((path, flags))
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("words", "flags"), _commands(), ids=lambda v: " ".join(v) if v and v[0][0] != "-" else "flags"
+)
+def test_every_commands_help_at_80_columns_shows_each_flag_whole(words, flags):
+    import os
+
+    result = cli(*words, "--help", env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines()), result.stdout
+    assert "…" not in result.stdout
+    shown = set(re.findall(r"--?[a-z][a-z0-9-]*", result.stdout))
+    assert set(flags) <= shown, set(flags) - shown
+
+
 def test_the_bom_table_at_80_columns_keeps_every_part_number_whole():
     import os
 
@@ -291,11 +327,59 @@ def test_bom_xlsx_writes_a_summary_and_a_sheet_per_network(tmp_path):
         assert [(r[1], r[3]) for r in rows[:-1]] == [(line["part_number"], line["quantity"]) for line in lines]
 
 
-def test_ask_renders_markdown_for_the_terminal():
+def test_ask_into_a_pipe_prints_plain_text_and_no_spinner():
     result = cli("ask", "what is PFC?")
     assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("PFC (Priority Flow Control): Priority Flow Control"), result.stdout
     assert "**" not in result.stdout and "_Source:" not in result.stdout
-    assert "Source" in result.stdout
+    lines = result.stdout.splitlines()
+    assert any("802.1Qbb: per-priority pause frames that stop a sender before a switch buffer" in x for x in lines)
+    assert any(x.startswith('Source: "GPU Server Networking: InfiniBand, RoCE, and Ethernet') for x in lines)
+    assert "Thinking" not in result.stderr and "\x1b" not in result.stdout + result.stderr
+
+
+def _run_on_terminals(*args: str) -> tuple[int, str, str]:
+    """Run the CLI with stdout and stderr each on a terminal of its own (80 columns);
+    what each terminal showed."""
+    import os
+    import pty
+    import select
+
+    masters, slaves = zip(*(pty.openpty() for _ in range(2)), strict=True)
+    env = {**os.environ, "COLUMNS": "80", "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    process = subprocess.Popen(
+        [str(VENV_BIN / "fabric-advisor"), *args], stdout=slaves[0], stderr=slaves[1], stdin=subprocess.DEVNULL, env=env
+    )
+    for fd in slaves:
+        os.close(fd)
+    shown = {fd: b"" for fd in masters}
+    open_fds = set(masters)
+    while open_fds:
+        ready, _, _ = select.select(list(open_fds), [], [], 120)
+        assert ready, "the CLI printed nothing for 120 s"
+        for fd in ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the process closed its side
+                chunk = b""
+            if chunk:
+                shown[fd] += chunk
+            else:
+                open_fds.discard(fd)
+                os.close(fd)
+    code = process.wait(timeout=120)
+    return code, shown[masters[0]].decode(), shown[masters[1]].decode()
+
+
+def test_ask_on_a_terminal_spins_on_stderr_and_renders_the_markdown():
+    code, out, err = _run_on_terminals("ask", "what is PFC?")
+    assert code == 0, err
+    assert "Thinking" in err  # the spinner, on stderr only
+    assert "Thinking" not in out
+    assert "\x1b[1m" in out  # the bold term, rendered as bold
+    assert "**" not in out and "_Source:" not in out
+    assert "Priority Flow Control" in out
 
 
 def _stored_id(*profile: str) -> str:
