@@ -413,3 +413,35 @@ def test_expand_an_unknown_id_is_exit_code_2():
     result = cli("expand", "r_000000000000", "--gpus", "2048")
     assert result.returncode == 2
     assert "r_000000000000" in result.stderr
+
+
+HEAVY = ("fastapi", "numpy", "networkx", "spacy", "rich.markdown", "weasyprint", "openpyxl", "sqlite_utils")
+
+
+def _loaded_after(code: str, tmp_path) -> set[str]:
+    import os
+    import sys
+
+    env = {**os.environ, "FABRIC_ADVISOR_DB": str(tmp_path / "advisor.db")}
+    probe = f"import sys\n{code}\nprint(' '.join(sys.modules), file=sys.stderr)"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return set(result.stderr.split())
+
+
+def test_importing_the_cli_loads_no_heavy_module(tmp_path):
+    loaded = _loaded_after("import advisor.cli", tmp_path)
+    assert [name for name in HEAVY if name in loaded] == []
+    assert "rule_engine" not in loaded and "rich" not in loaded  # not even the rules engine or rich
+
+
+def test_recommend_designs_and_prints_without_networkx_fastapi_spacy_or_the_exports(tmp_path):
+    code = (
+        "import io, contextlib\nfrom advisor import cli\nwith contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert cli.main(['recommend', '--workload', 'training', '--gpus', '128', '--gpu-model', 'H100']) == 0\n"
+        "assert 'InfiniBand NDR' in out.getvalue()"
+    )
+    loaded = _loaded_after(code, tmp_path)
+    # numpy and sqlite-utils still come with the knowledge package's __init__ (its search
+    # and build), which the catalogue and the price book are imported through
+    assert [name for name in HEAVY if name in loaded and name not in ("numpy", "sqlite_utils")] == []

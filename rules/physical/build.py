@@ -15,8 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from knowledge import catalogue
 from knowledge.pricebook import price_book
@@ -35,6 +34,9 @@ from rules.physical.graph import (
 )
 from rules.physical.media import REACH_SOURCE, Media
 from rules.platform import Platform
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 _TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 
