@@ -83,6 +83,7 @@ def run_in_bot(command: list[str]) -> int:
 #: from TensorFlow, SQLAlchemy and Rasa's own dependencies among it), off the terminal.
 TRAIN_LOG = REPO / "var" / "logs" / "rasa-train.log"
 _WARNING = re.compile(r"\b[A-Z]\w*Warning\b")
+WARNING_LINES = 4  # a warning's message lines and source line looked for under its first
 SHOWN_ON_FAILURE = 30  # lines of Rasa's own output (warnings left out) shown when training fails
 
 
@@ -93,20 +94,23 @@ def _elapsed(seconds: float) -> str:
 
 def output_without_warnings(text: str) -> tuple[list[str], int]:
     """The lines of Rasa's output that are not Python warnings, and how many warnings
-    there were (a warning is its "file:line: SomeWarning: message" line and the indented
-    source line Python prints under it)."""
+    there were. A warning is its "file:line: SomeWarning: message" line, the message's
+    further lines if it has some, and the indented source line Python prints under it."""
+    lines = text.splitlines()
     kept: list[str] = []
     warnings = 0
-    in_warning = False
-    for line in text.splitlines():
-        if _WARNING.search(line) and ": " in line:
-            warnings += 1
-            in_warning = True
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        at += 1
+        if not (_WARNING.search(line) and ": " in line):
+            kept.append(line)
             continue
-        if in_warning and line.startswith((" ", "\t")):
-            continue
-        in_warning = False
-        kept.append(line)
+        warnings += 1
+        ahead = lines[at : at + WARNING_LINES]
+        source = next((n for n, later in enumerate(ahead) if later.startswith((" ", "\t"))), None)
+        if source is not None:
+            at += source + 1
     return kept, warnings
 
 

@@ -25,6 +25,7 @@ def fake_rasa(tmp_path: Path, exit_code: int) -> list[str]:
             warnings.simplefilter("always")
             for n in range({WARNINGS}):
                 warnings.warn(f"call {{n}} is deprecated", DeprecationWarning if n % 2 else UserWarning)
+            warnings.warn_explicit("Deprecated.\\nImplementing PEP 420 is preferred.", DeprecationWarning, __file__, 2)
             print("Training NLU model...")
             if {exit_code}:
                 print("rasa.shared.exceptions.YamlSyntaxException: bad indentation in domain.yml", file=sys.stderr)
@@ -43,7 +44,7 @@ def test_training_keeps_the_warnings_in_the_log_and_says_where(tmp_path, capsys)
     assert launch.train(fake_rasa(tmp_path, 0), log=log) == 0
     shown = capsys.readouterr()
     assert "Warning" not in shown.out + shown.err
-    assert str(log) in shown.out and f"{WARNINGS} warning(s)" in shown.out
+    assert str(log) in shown.out and f"{WARNINGS + 1} warning(s)" in shown.out
     assert "chat model trained in" in shown.out
     kept = log.read_text(encoding="utf-8")
     assert len(re.findall(r"(Deprecation|User)Warning: call \d+ is deprecated", kept)) == WARNINGS
@@ -56,4 +57,5 @@ def test_failed_training_shows_rasas_error_without_the_warnings(tmp_path, capsys
     shown = capsys.readouterr()
     assert "YamlSyntaxException: bad indentation in domain.yml" in shown.err
     assert "Warning" not in shown.out + shown.err and "warnings.warn" not in shown.err
+    assert "PEP 420" not in shown.err  # a warning's second line goes with it
     assert "exit code 3" in shown.err and str(log) in shown.err
