@@ -66,6 +66,9 @@ FLAGS = {
     "moe": "--moe",
     "prefer": "--prefer",
     "workload": "--workload",
+    "servers_per_rack": "--servers-per-rack",
+    "rack_kw": "--rack-kw",
+    "racks_per_row": "--racks-per-row",
 }
 _FIELD = re.compile(r"\b(" + "|".join(sorted((f for f in FLAGS if "_" in f), key=len, reverse=True)) + r")\b")
 
@@ -93,7 +96,8 @@ def _spinner(message: str) -> AbstractContextManager[object]:
 def _validation_line(exc: ValidationError) -> str:
     """The first problem, with field names replaced by the flags that set them."""
     first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"])
+    flagged = [str(p) for p in first["loc"] if str(p) in FLAGS]  # ("floor", "rack_kw") is --rack-kw
+    field = flagged[-1] if flagged else ".".join(str(p) for p in first["loc"])
     message = first["msg"].removeprefix("Value error, ")
     head, colon, rest = message.partition(": ")
     if colon and head in FLAGS:  # the message names its field first ("gpu_count: must be ...")

@@ -166,6 +166,9 @@ def test_ask_answers_a_knowledge_question():
         (("recommend", "--workload", "training", "--gpus", "16", "--message-gb", "0"), "--message-gb"),
         (("recommend", "--workload", "training", "--gpus", "16", "--discount-pct", "100"), "--discount-pct"),
         (("recommend", "--workload", "training", "--gpus", "16", "--prices", "/nonexistent.csv"), "--prices"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--servers-per-rack", "0"), "--servers-per-rack"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--rack-kw", "-1"), "--rack-kw:"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--racks-per-row", "1"), "--racks-per-row"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
@@ -175,6 +178,7 @@ def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert says in lines[0]
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", lines[0]), lines[0]  # a flag, never a field name
 
 
 def test_recommend_bom_prints_the_bill_of_materials_table():
