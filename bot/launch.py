@@ -79,8 +79,9 @@ def run_in_bot(command: list[str]) -> int:
     return subprocess.run(command, cwd=BOT, env={**os.environ, **RASA_ENV}).returncode
 
 
-#: Where `make model` keeps everything `rasa train` printed (its ~25 deprecation warnings
-#: from TensorFlow, SQLAlchemy and Rasa's own dependencies among it), off the terminal.
+#: Where `make model` keeps everything `rasa train` printed (the deprecation warnings of
+#: TensorFlow, Keras, pkg_resources and matplotlib among it: 10 in a run here), off the
+#: terminal.
 TRAIN_LOG = REPO / "var" / "logs" / "rasa-train.log"
 _WARNING = re.compile(r"\b[A-Z]\w*Warning\b")
 WARNING_LINES = 4  # a warning's message lines and source line looked for under its first
@@ -130,10 +131,17 @@ def train(command: list[str] | None = None, log: Path = TRAIN_LOG) -> int:
         process = subprocess.Popen(
             command or train_command(), cwd=BOT, env={**os.environ, **RASA_ENV}, stdout=sink, stderr=subprocess.STDOUT
         )
-        with Progress(
-            SpinnerColumn(), TextColumn("rasa train"), TimeElapsedColumn(), console=Console(stderr=True), transient=True
-        ) as spinner:
-            spinner.add_task("train", total=None)
+        if sys.stderr.isatty():
+            with Progress(
+                SpinnerColumn(),
+                TextColumn("rasa train"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            ) as spinner:
+                spinner.add_task("train", total=None)
+                code = process.wait()
+        else:  # a log or CI: the lines before and after only
             code = process.wait()
     lines, warnings = output_without_warnings(log.read_text(encoding="utf-8", errors="replace"))
     took = _elapsed(time.monotonic() - started)
