@@ -439,13 +439,18 @@ def test_importing_the_cli_loads_no_heavy_module(tmp_path):
     assert "rule_engine" not in loaded and "rich" not in loaded  # not even the rules engine or rich
 
 
-def test_recommend_designs_and_prints_without_a_heavy_module_but_numpy(tmp_path):
+def test_recommend_designs_and_prints_without_any_heavy_module(tmp_path):
     code = (
         "import io, contextlib\nfrom advisor import cli\nwith contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    assert cli.main(['recommend', '--workload', 'training', '--gpus', '128', '--gpu-model', 'H100']) == 0\n"
         "assert 'InfiniBand NDR' in out.getvalue()"
     )
     loaded = _loaded_after(code, tmp_path)
-    # numpy still comes with the knowledge package's __init__ (its search's sentence
-    # embeddings), which the catalogue and the price book are imported through
-    assert [name for name in HEAVY if name in loaded and name != "numpy"] == []
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_the_settings_name_the_embedding_model_as_core_embedding_does():
+    from core import embedding, settings
+
+    assert settings.MODEL_DIR_VARIABLE == embedding.MODEL_DIR_VARIABLE
+    assert settings.DEFAULT_MODEL_DIR == embedding.DEFAULT_MODEL_DIR
