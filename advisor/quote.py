@@ -66,7 +66,7 @@ class _SupportEntry(SupportLine):
 @cache
 def support_entries(path: Path = SUPPORT_FILE) -> tuple[_SupportEntry, ...]:
     """advisor/support.yaml, validated: a typo stops the start with the entry named."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     entries = []
     for number, raw in enumerate(data["support"], 1):
         try:

@@ -17,8 +17,10 @@ The same commands, with fixed ports, are what `make run` starts (see bot/README.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -77,10 +79,88 @@ def run_in_bot(command: list[str]) -> int:
     return subprocess.run(command, cwd=BOT, env={**os.environ, **RASA_ENV}).returncode
 
 
+#: Where `make model` keeps everything `rasa train` printed (the deprecation warnings of
+#: TensorFlow, Keras, pkg_resources and matplotlib among it: 10 in a run here), off the
+#: terminal.
+TRAIN_LOG = REPO / "var" / "logs" / "rasa-train.log"
+_WARNING = re.compile(r"\b[A-Z]\w*Warning\b")
+WARNING_LINES = 4  # a warning's message lines and source line looked for under its first
+SHOWN_ON_FAILURE = 30  # lines of Rasa's own output (warnings left out) shown when training fails
+
+
+def _elapsed(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
+
+
+def output_without_warnings(text: str) -> tuple[list[str], int]:
+    """The lines of Rasa's output that are not Python warnings, and how many warnings
+    there were. A warning is its "file:line: SomeWarning: message" line, the message's
+    further lines if it has some, and the indented source line Python prints under it."""
+    lines = text.splitlines()
+    kept: list[str] = []
+    warnings = 0
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        at += 1
+        if not (_WARNING.search(line) and ": " in line):
+            kept.append(line)
+            continue
+        warnings += 1
+        ahead = lines[at : at + WARNING_LINES]
+        source = next((n for n, later in enumerate(ahead) if later.startswith((" ", "\t"))), None)
+        if source is not None:
+            at += source + 1
+    return kept, warnings
+
+
+def train(command: list[str] | None = None, log: Path = TRAIN_LOG) -> int:
+    """`make model`: `rasa train` in bot/ under a spinner with the elapsed time (on
+    stderr, when it is a terminal; a log or CI gets a line before and one after), its
+    output kept in `log`, whose path is printed. On failure the last lines of that output,
+    warnings left out, are shown too."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    log.parent.mkdir(parents=True, exist_ok=True)
+    shown = _relative(log)
+    print(f"rasa: training the chat model (a few minutes; Rasa's output goes to {shown})", flush=True)
+    started = time.monotonic()
+    with log.open("w", encoding="utf-8") as sink:
+        process = subprocess.Popen(
+            command or train_command(), cwd=BOT, env={**os.environ, **RASA_ENV}, stdout=sink, stderr=subprocess.STDOUT
+        )
+        if sys.stderr.isatty():
+            with Progress(
+                SpinnerColumn(),
+                TextColumn("rasa train"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            ) as spinner:
+                spinner.add_task("train", total=None)
+                code = process.wait()
+        else:  # a log or CI: the lines before and after only
+            code = process.wait()
+    lines, warnings = output_without_warnings(log.read_text(encoding="utf-8", errors="replace"))
+    took = _elapsed(time.monotonic() - started)
+    if code != 0:
+        print("\n".join(lines[-SHOWN_ON_FAILURE:]), file=sys.stderr)
+        print(f"rasa: training failed (exit code {code}) after {took}; its whole output is in {shown}", file=sys.stderr)
+        return code
+    print(f"rasa: chat model trained in {took}; {warnings} warning(s) from Rasa's dependencies kept in {shown}")
+    return 0
+
+
+def _relative(path: Path) -> str:
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
 def main(argv: list[str]) -> int:
     """`python -m bot.launch train` (make model) or `cross-validate SEED OUT` (make nlu-report)."""
     if argv[:1] == ["train"] and len(argv) == 1:
-        return run_in_bot(train_command())
+        return train()
     if argv[:1] == ["cross-validate"] and len(argv) == 3 and argv[1].isdigit():
         return run_in_bot(cross_validate_command(int(argv[1]), Path(argv[2]).resolve()))
     print("usage: python -m bot.launch train | cross-validate SEED OUT", file=sys.stderr)

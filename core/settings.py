@@ -15,9 +15,13 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from core.embedding import DEFAULT_MODEL_DIR, MODEL_DIR_VARIABLE
-
 REPO = Path(__file__).resolve().parents[1]
+
+#: core/embedding.py's MODEL_DIR_VARIABLE and DEFAULT_MODEL_DIR, spelled out here rather
+#: than imported: that module loads numpy, which the settings (read by every command of
+#: the CLI) do not need (tests/test_cli.py checks the two agree)
+MODEL_DIR_VARIABLE = "FABRIC_ADVISOR_EMBEDDING_MODEL"
+DEFAULT_MODEL_DIR = REPO / "var" / "models" / "all-minilm-l6-v2"
 
 #: Read by the Slack channel inside Rasa's own environment (bot/channels/slack.py),
 #: which cannot import this module; documented in the same table.

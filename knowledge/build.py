@@ -25,7 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
 from pydantic import BaseModel
 
 from core.settings import settings
@@ -101,6 +100,8 @@ def read_meta(path: str | Path) -> dict[str, str]:
 
 
 def _write(path: Path, records: list[sources.Record], digest: str) -> None:
+    import sqlite_utils  # here: a command that only reads the catalogue never loads it (nor numpy with it)
+
     db = sqlite_utils.Database(path, recreate=True)
     try:
         by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)

@@ -15,13 +15,12 @@ import logging
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from core import embedding
 from core.settings import settings
-from knowledge import semantic, store, vectors
+from knowledge import store, vectors
 from knowledge.build import resolve_db_path
 from knowledge.query import (
     MAX_INPUT_CHARS,
@@ -34,6 +33,9 @@ from knowledge.query import (
     title_fit,
     wanted_answers,
 )
+
+if TYPE_CHECKING:  # numpy (core/embedding.py) loads with the first search, not with the package
+    from knowledge import semantic
 
 MAX_LIMIT = 50
 logger = logging.getLogger(__name__)
@@ -187,6 +189,8 @@ def _semantic_index(key: str, db: Any) -> semantic.SemanticIndex | None:
     alone, as before the model, and says so once in the log."""
     if EMBEDDING_SHARE <= 0 or not _model_installed(settings.embedding_model_dir):
         return None
+    from knowledge import semantic  # numpy with it: at the first search, not when the catalogue is read
+
     return semantic.index_for(key, settings.embedding_model_dir, lambda: _entry_texts(db), settings.embedding_cache_dir)
 
 
@@ -194,6 +198,8 @@ def _semantic_index(key: str, db: Any) -> semantic.SemanticIndex | None:
 def _model_installed(model_dir: Path) -> bool:
     """Whether the model's files are there, looked at once per process (not on every
     search), with the reason logged when they are not."""
+    from core import embedding
+
     try:
         embedding.shared(model_dir)
     except FileNotFoundError as exc:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from knowledge.build import build, resolve_db_path
+
+if TYPE_CHECKING:  # imported by the first connection: `recommend` reads the catalogue, not this database
+    import sqlite_utils
 
 _local = threading.local()
 _build_lock = threading.Lock()
@@ -37,6 +39,8 @@ def connection(db_path: str | Path | None = None) -> sqlite_utils.Database:
         return cached[1]
     if cached:
         cached[1].close()
+    import sqlite_utils
+
     conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
     db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
     cache[path] = (identity, db)

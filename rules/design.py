@@ -49,7 +49,9 @@ class Option:
 
 @cache
 def options() -> dict[str, Option]:
-    raw = yaml.safe_load((Path(__file__).parent / "options.yaml").read_text())["options"]
+    raw = yaml.load(
+        (Path(__file__).parent / "options.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    )["options"]
     return {family: Option(**values) for family, values in raw.items()}
 
 

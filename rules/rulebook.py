@@ -21,6 +21,10 @@ import rule_engine
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from rules import parse_tables
+
+parse_tables.keep(rule_engine.Rule.parser)  # its LALR tables in var/cache, read at the next start
+
 RULEBOOK = Path(__file__).parent / "rulebook"
 FACTS_FILE = Path(__file__).parent / "facts.yaml"
 STAGES = ("fabric", "link", "topology", "budget", "advice")
@@ -101,7 +105,9 @@ class Vocabulary(BaseModel):
 def vocabulary(path: Path = FACTS_FILE) -> Vocabulary:
     """rules/facts.yaml, validated (read once per process)."""
     try:
-        return Vocabulary.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return Vocabulary.model_validate(
+            yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        )
     except (yaml.YAMLError, ValidationError) as exc:
         raise RulebookError(f"{path.name}: {exc}") from exc
 

@@ -73,6 +73,8 @@ class PolicyError(ValueError):
 def policy(path: Path = POLICY_FILE) -> SparesPolicy:
     """The spares policy, read and checked once."""
     try:
-        return SparesPolicy.model_validate(yaml.safe_load(path.read_text()))
+        return SparesPolicy.model_validate(
+            yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        )
     except ValidationError as exc:
         raise PolicyError(f"{path.name}: {exc}") from None

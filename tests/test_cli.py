@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -167,6 +169,9 @@ def test_ask_answers_a_knowledge_question():
         (("recommend", "--workload", "training", "--gpus", "16", "--message-gb", "0"), "--message-gb"),
         (("recommend", "--workload", "training", "--gpus", "16", "--discount-pct", "100"), "--discount-pct"),
         (("recommend", "--workload", "training", "--gpus", "16", "--prices", "/nonexistent.csv"), "--prices"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--servers-per-rack", "0"), "--servers-per-rack"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--rack-kw", "-1"), "--rack-kw:"),
+        (("recommend", "--workload", "training", "--gpus", "16", "--racks-per-row", "1"), "--racks-per-row"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
@@ -176,6 +181,7 @@ def test_bad_input_is_one_clear_line_and_exit_code_2(args, says):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert says in lines[0]
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", lines[0]), lines[0]  # a flag, never a field name
 
 
 def test_recommend_bom_prints_the_bill_of_materials_table():
@@ -237,6 +243,40 @@ def test_help_at_80_columns_shows_every_flag_whole():
     assert "…" not in result.stdout
 
 
+def _commands() -> list[tuple[list[str], list[str]]]:
+    """Every command's words (e.g. ["kb", "search"]) and every flag it takes."""
+    import typer.main
+
+    from advisor.cli import app
+
+    found = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        if hasattr(command, "commands"):  # a group (typer's own click)
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name])
+            return
+        flags = [opt for p in command.params for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")]
+        found.append((path, flags))
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("words", "flags"), _commands(), ids=lambda v: " ".join(v) if v and v[0][0] != "-" else "flags"
+)
+def test_every_commands_help_at_80_columns_shows_each_flag_whole(words, flags):
+    import os
+
+    result = cli(*words, "--help", env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines()), result.stdout
+    assert "…" not in result.stdout
+    shown = set(re.findall(r"--?[a-z][a-z0-9-]*", result.stdout))
+    assert set(flags) <= shown, set(flags) - shown
+
+
 def test_the_bom_table_at_80_columns_keeps_every_part_number_whole():
     import os
 
@@ -294,11 +334,59 @@ def test_bom_xlsx_writes_a_summary_and_a_sheet_per_network(tmp_path):
         assert [(r[1], r[3]) for r in rows[:-1]] == [(line["part_number"], line["quantity"]) for line in lines]
 
 
-def test_ask_renders_markdown_for_the_terminal():
+def test_ask_into_a_pipe_prints_plain_text_and_no_spinner():
     result = cli("ask", "what is PFC?")
     assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("PFC (Priority Flow Control): Priority Flow Control"), result.stdout
     assert "**" not in result.stdout and "_Source:" not in result.stdout
-    assert "Source" in result.stdout
+    lines = result.stdout.splitlines()
+    assert any("802.1Qbb: per-priority pause frames that stop a sender before a switch buffer" in x for x in lines)
+    assert any(x.startswith('Source: "GPU Server Networking: InfiniBand, RoCE, and Ethernet') for x in lines)
+    assert "Thinking" not in result.stderr and "\x1b" not in result.stdout + result.stderr
+
+
+def _run_on_terminals(*args: str) -> tuple[int, str, str]:
+    """Run the CLI with stdout and stderr each on a terminal of its own (80 columns);
+    what each terminal showed."""
+    import os
+    import pty
+    import select
+
+    masters, slaves = zip(*(pty.openpty() for _ in range(2)), strict=True)
+    env = {**os.environ, "COLUMNS": "80", "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    process = subprocess.Popen(
+        [str(VENV_BIN / "fabric-advisor"), *args], stdout=slaves[0], stderr=slaves[1], stdin=subprocess.DEVNULL, env=env
+    )
+    for fd in slaves:
+        os.close(fd)
+    shown = {fd: b"" for fd in masters}
+    open_fds = set(masters)
+    while open_fds:
+        ready, _, _ = select.select(list(open_fds), [], [], 120)
+        assert ready, "the CLI printed nothing for 120 s"
+        for fd in ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the process closed its side
+                chunk = b""
+            if chunk:
+                shown[fd] += chunk
+            else:
+                open_fds.discard(fd)
+                os.close(fd)
+    code = process.wait(timeout=120)
+    return code, shown[masters[0]].decode(), shown[masters[1]].decode()
+
+
+def test_ask_on_a_terminal_spins_on_stderr_and_renders_the_markdown():
+    code, out, err = _run_on_terminals("ask", "what is PFC?")
+    assert code == 0, err
+    assert "Thinking" in err  # the spinner, on stderr only
+    assert "Thinking" not in out
+    assert "\x1b[1m" in out  # the bold term, rendered as bold
+    assert "**" not in out and "_Source:" not in out
+    assert "Priority Flow Control" in out
 
 
 def _stored_id(*profile: str) -> str:
@@ -347,3 +435,40 @@ def test_ask_about_a_stored_design_answers_the_chat_verbs():
     assert refused["reply"].startswith("**Not applied:**") and "ConnectX-8" in refused["reply"]
     unknown = cli("ask", "how many racks?", "--design", "r_000000000000")
     assert unknown.returncode == 2 and "--design" in unknown.stderr
+
+
+HEAVY = ("fastapi", "numpy", "networkx", "spacy", "rich.markdown", "weasyprint", "openpyxl", "sqlite_utils")
+
+
+def _loaded_after(code: str, tmp_path) -> set[str]:
+    import os
+    import sys
+
+    env = {**os.environ, "FABRIC_ADVISOR_DB": str(tmp_path / "advisor.db")}
+    probe = f"import sys\n{code}\nprint(' '.join(sys.modules), file=sys.stderr)"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return set(result.stderr.split())
+
+
+def test_importing_the_cli_loads_no_heavy_module(tmp_path):
+    loaded = _loaded_after("import advisor.cli", tmp_path)
+    assert [name for name in HEAVY if name in loaded] == []
+    assert "rule_engine" not in loaded and "rich" not in loaded  # not even the rules engine or rich
+
+
+def test_recommend_designs_and_prints_without_any_heavy_module(tmp_path):
+    code = (
+        "import io, contextlib\nfrom advisor import cli\nwith contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert cli.main(['recommend', '--workload', 'training', '--gpus', '128', '--gpu-model', 'H100']) == 0\n"
+        "assert 'InfiniBand NDR' in out.getvalue()"
+    )
+    loaded = _loaded_after(code, tmp_path)
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_the_settings_name_the_embedding_model_as_core_embedding_does():
+    from core import embedding, settings
+
+    assert settings.MODEL_DIR_VARIABLE == embedding.MODEL_DIR_VARIABLE
+    assert settings.DEFAULT_MODEL_DIR == embedding.DEFAULT_MODEL_DIR

@@ -42,6 +42,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ALLOWED_FUNCTION_IMPORTS = {
     # each command loads what it needs: `size` skips the rules engine, only `ask` loads spaCy
     "advisor/cli.py",
+    # the sentence embeddings (numpy) at the first search, not whenever the catalogue is read
+    "knowledge/search.py",
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -185,6 +187,26 @@ def topology_view(t: Topology) -> Table:
 
 def print_view(view: RenderableType, console: Console | None = None) -> None:
     (console or Console()).print(view)
+
+
+_LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
+_STRONG = re.compile(r"\*\*(.+?)\*\*|(?<!\w)__(.+?)__(?!\w)")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?![\s*])(.+?)(?<![\s*])\*(?![\w*])|(?<!\w)_(?![\s_])(.+?)(?<![\s_])_(?!\w)")
+_CODE = re.compile(r"`([^`]+)`")
+_HEADING = re.compile(r"^#{1,6}\s+", re.M)
+
+
+def plain_text(markdown: str) -> str:
+    """An answer's markdown as plain text, for a pipe or a file (`ask` when stdout is not
+    a terminal): the words and line breaks kept, the marks dropped (bold, emphasis, code
+    spans, headings), a link as "text (url)". Lists keep their "- " and "1. "; lines are
+    not wrapped, so grep and a mail client see whole sentences. Underscores inside words
+    (NCCL_IB_HCA, mlx5_0) are not emphasis and stay."""
+    text = _LINK.sub(lambda m: m.group(1) if m.group(1) == m.group(2) else f"{m.group(1)} ({m.group(2)})", markdown)
+    text = _CODE.sub(r"\1", text)
+    text = _STRONG.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
+    return _HEADING.sub("", text)
 
 
 def growth_line(growth: Growth) -> str:

@@ -15,8 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from knowledge import catalogue
 from knowledge.pricebook import price_book
@@ -47,6 +46,9 @@ PLAN_COVERS = (
     "system's ports), the in-band and the out-of-band networks are in the bill of materials, counted per "
     "network, not listed cable by cable."
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 _TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 

@@ -25,14 +25,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
-
-import networkx as nx
+from typing import TYPE_CHECKING, Literal
 
 from rules.models import Topology, TopologyKind
 from rules.physical.floor import Floor, Rack
 from rules.physical.media import FR_REACH_M, XDR_DR_REACH_M, Media, media_for
 from rules.platform import Platform
+
+if TYPE_CHECKING:  # networkx (~0.3 s to import) only when a graph is built: a design never needs one
+    import networkx as nx
 
 Tier = Literal["node-leaf", "leaf-spine", "spine-core"]
 TIERS: tuple[Tier, ...] = ("node-leaf", "leaf-spine", "spine-core")
@@ -667,6 +668,8 @@ def over_reach(layout: Layout, runs: dict[Tier, float]) -> list[str]:
 def build_graph(layout: Layout, floor: Floor, switch_units: float = 1) -> nx.MultiGraph[str]:
     """The fabric as a networkx MultiGraph: a node per device (kind, ports, plane, rack),
     an edge per cable (tier, ports at each end, Gb/s, length, media), for every plane."""
+    import networkx as nx
+
     placement = place(layout, floor, switch_units)
     graph: nx.MultiGraph[str] = nx.MultiGraph(layout=layout, rows=placement.rows, racks_per_row=placement.racks_per_row)
     for plane in range(layout.planes):
@@ -833,6 +836,8 @@ def block_graph(layout: Layout, placement: Placement, floor: Floor, media: dict[
     is too slow. Every device of a block is whole in it (a host's ports, a leaf's down
     ports, a pod's spines' down ports, a core group's cores), so a port used twice or a
     switch over its radix inside any block shows."""
+    import networkx as nx  # here: a design is counted without a graph (recommend never loads it)
+
     graph: nx.MultiGraph[str] = nx.MultiGraph(layout=layout)
     kinds = {"node-leaf": ("host", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core")}
     radix = {"host": layout.ports_per_host, "leaf": layout.radix, "spine": layout.spine_radix}
