@@ -191,7 +191,9 @@ def print_view(view: RenderableType, console: Console | None = None) -> None:
 
 _LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
 _STRONG = re.compile(r"\*\*(.+?)\*\*|(?<!\w)__(.+?)__(?!\w)")
-_EMPHASIS = re.compile(r"(?<![\w*])\*(?![\s*])(.+?)(?<![\s*])\*(?![\w*])|(?<!\w)_(?![\s_])(.+?)(?<![\s_])_(?!\w)")
+# the emphasised words stop at the next mark or line end, so an unclosed mark costs one
+# scan to it, not one to the end of the text (tests/test_input_bounds.py)
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?![\s*])([^*\n]+?)(?<!\s)\*(?![\w*])|(?<!\w)_(?![\s_])([^_\n]+?)(?<!\s)_(?!\w)")
 _CODE = re.compile(r"`([^`]+)`")
 _HEADING = re.compile(r"^#{1,6}\s+", re.M)
 
