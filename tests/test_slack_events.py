@@ -247,12 +247,17 @@ def test_a_recommendation_arrives_as_blocks_with_mrkdwn_text(rasa: Server, slack
     assert post(rasa, body, signed_headers(body)).status_code == 200
 
     posts = slack.wait_for_posts(channel)
-    with_blocks = [p["body"] for p in posts if p["body"].get("blocks")]
-    assert with_blocks, f"no Block Kit message among {posts}"
-    blocks = with_blocks[-1]["blocks"]
-    if isinstance(blocks, str):  # form-encoded calls carry blocks as a JSON string
-        blocks = json.loads(blocks)
-    assert blocks[0]["type"] == "header" and blocks[0]["text"]["text"].startswith("Recommendation:")
+    # form-encoded calls carry blocks as a JSON string
+    messages = [b if isinstance(b, list) else json.loads(b) for p in posts if (b := p["body"].get("blocks"))]
+    assert messages, f"no Block Kit message among {posts}"
+    headed = [m for m in messages if m[0]["type"] == "header"]
+    assert headed, f"no message opens with a header among {messages}"
+    blocks = headed[-1]
+    assert blocks[0]["text"]["text"].startswith("Recommendation:")
+    # the next steps follow the design as buttons (Download BOM, Printable report, Compare, Why)
+    after = messages[messages.index(blocks) + 1 :]
+    buttons = [e["text"]["text"] for m in after for b in m if b["type"] == "actions" for e in b["elements"]]
+    assert "Download BOM" in buttons, after
     fields = next(b for b in blocks if "fields" in b)["fields"]
     assert any(f["text"].startswith("*Switches*") for f in fields)
     assert any(b["type"] == "context" and b["elements"][0]["text"].startswith("Source:") for b in blocks)
