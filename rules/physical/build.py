@@ -38,13 +38,15 @@ from rules.physical.graph import (
     tier_runs,
 )
 from rules.physical.media import REACH_SOURCE, Media
+from rules.physical.service import STORAGE_RACKS, ServiceNetwork
 from rules.platform import Platform
 
 #: Which networks the cabling plan lists, said in every design that has one.
 PLAN_COVERS = (
-    "Cabling plan: every cable of the compute fabric, port by port; the storage network (with the storage "
-    "system's ports), the in-band and the out-of-band networks are in the bill of materials, counted per "
-    "network, not listed cable by cable."
+    "Cabling plan: every cable of the compute fabric, the storage network (with the storage system's ports) "
+    "and the in-band network, port by port, each network's media by reach (the network column says which); "
+    f"{STORAGE_RACKS}. The out-of-band network's copper patch cables are in the bill of materials, counted, "
+    "not listed cable by cable."
 )
 
 if TYPE_CHECKING:
@@ -62,6 +64,7 @@ class PhysicalBuild:
     runs: dict[str, float]
     placement: Placement
     warnings: tuple[str, ...] = ()
+    services: tuple[ServiceNetwork, ...] = ()  # the storage and in-band networks (set by the cabling plan)
 
     def links(self) -> Iterator[Link]:
         return links(self.layout, self.floor, self.switch_units)
