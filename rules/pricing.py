@@ -296,11 +296,18 @@ def _compute_lines(
     media = built.media if built else None
     if built is not None:
         topology = built.counted(topology)
-    return tuple(
-        sizing.fabric_lines(
-            "compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media, spares.policy()
-        )
+    lines = sizing.fabric_lines(
+        "compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media, spares.policy()
     )
+    if built is not None and built.ndr_on_xdr:  # the XDR end of NDR links: its part is NVIDIA's to confirm
+        confirm = f"the {built.ndr_on_xdr} end's part is to be confirmed with NVIDIA (see the design's notes)"
+        lines = [
+            line.model_copy(update={"note": f"{line.note}; {confirm}"})
+            if line.category == "transceiver" and any(t in line.note for t in ("leaf-spine:", "spine-core:"))
+            else line
+            for line in lines
+        ]
+    return tuple(lines)
 
 
 def bill_of_materials(

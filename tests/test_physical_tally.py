@@ -327,3 +327,32 @@ def test_a_converged_front_end_lists_its_in_band_ports_on_the_storage_fabric():
     rows = list(plan_rows(build))
     assert {str(row[13]) for row in rows} == {"compute", "storage"}
     service_networks_agree_with_the_bom(rec, rows)
+
+
+# ------------------------------------------------- NDR links on Quantum-X800 ports (mixed generation)
+
+
+def test_ndr_links_on_quantum_x800_ports_carry_a_caveat_to_confirm_their_part_with_nvidia():
+    rec = recommend(BIG)
+    caveat = next(n for n in rec.topology.notes if n.startswith("Confirm with NVIDIA"))
+    assert "Quantum-X800 Q3400" in caveat and "leaf-spine and spine-core" in caveat and "NDR (400 Gb/s)" in caveat
+    assert "only in Quantum-2 and Spectrum-4" in caveat and "MMS4A00-XM" in caveat
+    switch_end = [
+        line
+        for line in rec.bill_of_materials
+        if line.fabric == "compute" and line.category == "transceiver" and "leaf-spine:" in line.note
+    ]
+    assert switch_end and all("confirmed with NVIDIA" in line.note for line in switch_end)
+    # a fabric of one switch generation says nothing of the kind
+    plain = recommend(WorkloadProfile(workload="training", gpu_count=16384, gpu_model="H100"))
+    assert not any(n.startswith("Confirm with NVIDIA") for n in plain.topology.notes)
+
+
+def test_spare_spines_and_cores_are_the_spines_model_where_it_differs_from_the_leaves():
+    rec = recommend(BIG)
+    spares = {
+        line.note.split(":")[0]: line.part_number
+        for line in rec.bill_of_materials
+        if line.fabric == "compute" and line.description.startswith("Spare ") and " switch: " in line.description
+    }
+    assert spares == {"leaf": "MQM9700-NS2F", "spine": "Q3400-RA", "core": "Q3400-RA"}
