@@ -140,6 +140,18 @@ def test_every_reference_row_is_bought_and_cabled_from_the_wiring(profile):
     plan_agrees_with_the_bom(recommend(profile))
 
 
+def _row_marks(profile: WorkloadProfile) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.slow] if (profile.gpu_count or 0) >= 8192 else []
+
+
+@pytest.mark.parametrize("profile", [pytest.param(p, id=d, marks=_row_marks(p)) for d, p in REFERENCE])
+def test_every_reference_row_has_the_stated_bisection_by_max_flow(profile):
+    rec = recommend(profile)
+    build = build_for(rec)
+    assert build is not None
+    assert checks.problems(build.graph(), rec.topology.bisection_gbps) == []
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     gpus=st.integers(min_value=16, max_value=6000),
@@ -149,9 +161,11 @@ def test_every_reference_row_is_bought_and_cabled_from_the_wiring(profile):
 )
 def test_property_generated_designs_are_bought_and_cabled_from_the_wiring(gpus, gpu, prefer, workload):
     rec = recommend(WorkloadProfile(workload=workload, gpu_count=gpus, gpu_model=gpu, prefer=prefer))
-    if build_for(rec) is None:  # one server, one NVL72 rack, or Dragonfly+: nothing wired port by port
+    build = build_for(rec)
+    if build is None:  # one server, one NVL72 rack, or Dragonfly+: nothing wired port by port
         return
     plan_agrees_with_the_bom(rec)
+    assert checks.problems(build.graph(), rec.topology.bisection_gbps) == []  # max-flow as stated
 
 
 # ---------------------------------------------------------- repetition against every link
