@@ -1,6 +1,8 @@
-"""The cabling plan: every compute-fabric cable as a row, consistent with the bill of
-materials line by line (row count = the topology's cables; per part, the rows' totals =
-the BOM's quantity), served by the API as a streamed CSV and written by the CLI."""
+"""The cabling plan: every cable of the compute fabric, the storage network (with the
+storage system's ports) and the in-band network as a row, consistent with the bill of
+materials line by line, network by network (row count = the topology's cables; per part,
+the rows' totals = the BOM's quantity), served by the API as a streamed CSV and written by
+the CLI."""
 
 from __future__ import annotations
 

@@ -162,8 +162,8 @@ def service_network(
     per_rack = max(1, floor.servers_per_rack * max(1, math.ceil(ports / sides)))
     endpoint_floor = dataclasses.replace(floor, servers_per_rack=per_rack)
     runs: dict[Tier, float] = dict.fromkeys(TIERS, 0.0)
-    for block in blocks:
-        for tier, run in tier_runs(block.layout, place(block.layout, endpoint_floor), endpoint_floor).items():
+    for layout in {block.layout for block in blocks}:  # the sides (and pods) are mostly alike: each shape once
+        for tier, run in tier_runs(layout, place(layout, endpoint_floor), endpoint_floor).items():
             runs[tier] = max(runs[tier], run)
     limit = XDR_DR_REACH_M if gbps > 400 else FR_REACH_M
     media = {str(t): media_for(min(runs[t], limit), gbps, switch_ends=t != "node-leaf") for t in TIERS}
