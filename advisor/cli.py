@@ -251,7 +251,9 @@ def recommend(
     ] = None,
     cabling_csv: Annotated[
         Path | None,
-        typer.Option("--cabling-csv", help="Write the compute fabric's cabling plan to this CSV file.", metavar="FILE"),
+        typer.Option(
+            "--cabling-csv", help="Write the cabling plan (compute, storage, in-band) to this CSV file.", metavar="FILE"
+        ),
     ] = None,
     servers_per_rack: Annotated[
         int | None, typer.Option("--servers-per-rack", help="Servers per compute rack (default: the RA's).")
@@ -337,7 +339,7 @@ def _floor(servers_per_rack: int | None, rack_kw: float | None, racks_per_row: i
 
 
 def _write_cabling(rec: Recommendation, path: Path) -> None:
-    """--cabling-csv: the compute fabric's cabling plan, streamed to the file."""
+    """--cabling-csv: the cabling plan (compute, storage and in-band networks), streamed to the file."""
     from advisor.render.cabling import NO_FABRIC, cabling_build, cabling_csv  # with the rules engine
 
     build = cabling_build(rec)

@@ -29,6 +29,9 @@ from rules.models import (
     WorkloadProfile,
 )
 from rules.physical.build import build_key, physical_build, twin_cages
+from rules.physical.floor import Floor, resolve
+from rules.physical.service import ServiceNetwork
+from rules.physical.service import service_network as wired_service
 from rules.platform import NetworkRole, Platform
 from rules.sizing.bom import price_line
 
@@ -154,47 +157,58 @@ def _service_switch(gbps: int, ports: int) -> catalogue.Switch:
     return max(usable, key=lambda s: s.radix_at(gbps))
 
 
-def _times(topology: Topology, copies: int) -> Topology:
-    """`copies` identical fabrics counted as one: the two sides of a dual-homed pair, or
-    the pods of a network too large for three tiers of its switch."""
-    if copies == 1:
-        return topology
-    return topology.model_copy(
-        update={
-            "leaf_switches": copies * topology.leaf_switches,
-            "spine_switches": copies * topology.spine_switches,
-            "core_switches": copies * topology.core_switches,
-            "endpoints": copies * topology.endpoints,
-            "cables": [c.model_copy(update={"count": copies * c.count}) for c in topology.cables],
-        }
-    )
+class ServiceSpec(NamedTuple):
+    """A storage or in-band network a design needs: `ports` per server at `gbps` for
+    `nodes` servers, plus the storage system's `target_ports`."""
+
+    fabric: str
+    nodes: int
+    ports: int
+    gbps: int
+    server_known: bool
+    target_ports: int = 0
 
 
 @cache
-def _service_lines(
-    fabric: str, nodes: int, ports: int, gbps: int, server_known: bool, target_ports: int = 0
-) -> tuple[BomLine, ...]:
-    """A storage or in-band network for `nodes` servers of `ports` ports, plus
-    `target_ports` of the storage system itself: a non-blocking fat-tree per side,
-    dual-homed (each server's ports, and the storage system's, split over two identical
-    fabrics); past three tiers of the largest switch, split into identical pods."""
+def service_network(spec: ServiceSpec, floor: Floor) -> ServiceNetwork:
+    """The network of a spec, wired on the floor (rules/physical/service.py): a
+    non-blocking fat-tree per side, dual-homed (each server's ports, and the storage
+    system's, split over two identical fabrics); past three tiers of the largest switch,
+    split into identical pods. Its switch is the smallest Ethernet switch that holds a
+    side on its own, else the one with the most ports at that speed."""
+    sides = 2 if spec.fabric in DUAL_HOMED and spec.ports >= 2 else 1
+    per_side = math.ceil(spec.nodes * spec.ports / sides) + math.ceil(spec.target_ports / sides)
+    switch = _service_switch(spec.gbps, per_side)
+    return wired_service(
+        spec.fabric, spec.nodes, spec.ports, spec.gbps, spec.target_ports, switch.radix_at(spec.gbps), floor, sides
+    )
+
+
+def service_switch_model(spec: ServiceSpec) -> str:
+    sides = 2 if spec.fabric in DUAL_HOMED and spec.ports >= 2 else 1
+    per_side = math.ceil(spec.nodes * spec.ports / sides) + math.ceil(spec.target_ports / sides)
+    return _service_switch(spec.gbps, per_side).model
+
+
+@cache
+def _service_lines(spec: ServiceSpec, floor: Floor) -> tuple[BomLine, ...]:
+    """The priced parts of a storage or in-band network: its switches and cables read from
+    its wiring (`service_network`), each tier's medium by the floor's runs, so the cabling
+    plan lists the same cables part by part."""
     book = price_book()
-    sides = 2 if fabric in DUAL_HOMED and ports >= 2 else 1
-    per_side = math.ceil(nodes * ports / sides) + math.ceil(target_ports / sides)
-    switch = _service_switch(gbps, per_side)
-    radix = switch.radix_at(gbps)
-    pods = math.ceil(per_side / sizing.fat_tree_capacity(radix, 3)) if radix >= 4 else 1
-    topology = _times(sizing.size_fat_tree(math.ceil(per_side / pods), radix, gbps), sides * pods)
+    net = service_network(spec, floor)
+    fabric, nodes, ports, gbps = spec.fabric, spec.nodes, spec.ports, spec.gbps
     server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=gbps)
     lines = sizing.fabric_lines(
         fabric,  # type: ignore[arg-type]
-        topology,
-        sizing.SwitchPart(switch.model),
+        net.topology,
+        sizing.SwitchPart(service_switch_model(spec)),
         server,
         book,
+        media=net.media,
         spares=spares.policy(),
     )
-    if not server_known:
+    if not spec.server_known:
         nic = book.price(f"nic/{SERVICE_NIC_FOR_SPEED[sizing.speed_class(gbps)]}")
         lines.insert(
             1,
@@ -206,6 +220,29 @@ def _service_lines(
             ),
         )
     return tuple(lines)
+
+
+def service_specs(profile: WorkloadProfile, platform: Platform, ports: list[Port]) -> list[ServiceSpec]:
+    """The storage and in-band networks the servers' ports need (in BOM order): storage
+    with the storage system's ports, in-band on its own unless the platform's RA converges
+    it into the storage fabric."""
+    converged = platform.frontend == "converged"
+    known = not platform.assumed
+    nodes = profile.node_count or 1
+    gpus = profile.gpu_count or nodes * (profile.gpus_per_node or 1)
+    specs = []
+    for port in ports:
+        if port.role == PortRole.storage:
+            # converged (NVIDIA GB200 SuperPOD RA: one storage and in-band Ethernet fabric):
+            # the in-band ports join the storage fabric's switches
+            count = port.count + (
+                sum(p.count for p in ports if p.role == PortRole.inband_management) if converged else 0
+            )
+            target = storage_system_ports(gpus, port.gbps, 2 if count >= 2 else 1)
+            specs.append(ServiceSpec("storage", nodes, count, port.gbps, known, target))
+        elif port.role == PortRole.inband_management and not converged:
+            specs.append(ServiceSpec("in_band", nodes, port.count, port.gbps, known))
+    return specs
 
 
 @cache
@@ -259,11 +296,18 @@ def _compute_lines(
     media = built.media if built else None
     if built is not None:
         topology = built.counted(topology)
-    return tuple(
-        sizing.fabric_lines(
-            "compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media, spares.policy()
-        )
+    lines = sizing.fabric_lines(
+        "compute", topology, sizing.SwitchPart(switch_model), server, price_book(), media, spares.policy()
     )
+    if built is not None and built.ndr_on_xdr:  # the XDR end of NDR links: its part is NVIDIA's to confirm
+        confirm = f"the {built.ndr_on_xdr} end's part is to be confirmed with NVIDIA (see the design's notes)"
+        lines = [
+            line.model_copy(update={"note": f"{line.note}; {confirm}"})
+            if line.category == "transceiver" and any(t in line.note for t in ("leaf-spine:", "spine-core:"))
+            else line
+            for line in lines
+        ]
+    return tuple(lines)
 
 
 def bill_of_materials(
@@ -295,24 +339,11 @@ def bill_of_materials(
         profile = _as_trays(profile, platform)
         if (profile.node_count or 1) < 2:
             return lines
-    oob_ports = 0
     ports = server_ports(profile, platform, layout.fabric_ports, link_gbps)
-    converged = platform.frontend == "converged"
-    known = not platform.assumed
-    gpus = profile.gpu_count or (profile.node_count or 1) * (profile.gpus_per_node or 1)
-    for port in ports:
-        if port.role == PortRole.storage:
-            # converged (NVIDIA GB200 SuperPOD RA: one storage and in-band Ethernet fabric):
-            # the in-band ports join the storage fabric's switches
-            count = port.count + (
-                sum(p.count for p in ports if p.role == PortRole.inband_management) if converged else 0
-            )
-            target = storage_system_ports(gpus, port.gbps, 2 if count >= 2 else 1)
-            lines += _service_lines("storage", profile.node_count, count, port.gbps, known, target)
-        elif port.role == PortRole.inband_management and not converged:
-            lines += _service_lines("in_band", profile.node_count, port.count, port.gbps, known)
-        elif port.role == PortRole.out_of_band:
-            oob_ports = port.count
+    floor = resolve(platform, profile.floor)
+    for spec in service_specs(profile, platform, ports):
+        lines += _service_lines(spec, floor)
+    oob_ports = next((p.count for p in ports if p.role == PortRole.out_of_band), 0)
     switches = sum(line.quantity for line in lines if line.category == "switch")
     return [*lines, *_oob_lines(profile.node_count or 1, oob_ports, switches)]
 

@@ -1,6 +1,8 @@
-"""The cabling plan: every compute-fabric cable as a row, consistent with the bill of
-materials line by line (row count = the topology's cables; per part, the rows' totals =
-the BOM's quantity), served by the API as a streamed CSV and written by the CLI."""
+"""The cabling plan: every cable of the compute fabric, the storage network (with the
+storage system's ports) and the in-band network as a row, consistent with the bill of
+materials line by line, network by network (row count = the topology's cables; per part,
+the rows' totals = the BOM's quantity), served by the API as a streamed CSV and written by
+the CLI."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from rules.engine import recommend
 from rules.models import FloorSettings, Recommendation, WorkloadProfile
 from rules.physical.cabling import part_totals, plan_rows
 from tests.test_cli import cli
+from tests.test_physical_tally import service_networks_agree_with_the_bom
 
 CABLED = ("transceiver", "fibre", "cable")
 
@@ -51,7 +54,8 @@ def test_the_plan_agrees_with_the_bill_of_materials_line_by_line(profile):
     rec = recommend(WorkloadProfile.model_validate(profile))
     build = cabling_build(rec)
     assert build is not None
-    rows = list(plan_rows(build))
+    every_row = list(plan_rows(build))
+    rows = [r for r in every_row if r[13] == "compute"]
     assert len(rows) == rec.topology.total_cables
     assert Counter(str(r[1]) for r in rows) == {c.tier: c.count for c in rec.topology.cables if c.count}
     assert part_totals(rows, build) == bom_parts(rec)
@@ -62,6 +66,8 @@ def test_the_plan_agrees_with_the_bill_of_materials_line_by_line(profile):
     notes = " ".join(line.note for line in rec.bill_of_materials if line.fabric == "compute")
     for (tier, medium), n in media_totals(rows).items():
         assert f"{tier}: {n:,} {medium} link(s)" in notes
+    # the storage (with the storage system's ports) and in-band networks, network by network
+    service_networks_agree_with_the_bom(rec, every_row)
 
 
 def test_a_single_server_has_no_plan():
@@ -90,7 +96,10 @@ def test_the_api_serves_the_plan_of_a_stored_recommendation(api) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
     assert "attachment" in response.headers["content-disposition"]
-    rows = list(csv.DictReader(io.StringIO(response.text)))
+    every_row = list(csv.DictReader(io.StringIO(response.text)))
+    assert {r["network"] for r in every_row} == {"compute", "storage", "in_band"}
+    assert sum(1 for r in every_row if r["from_device"] == "storage-system") == 10  # 4 SU x 125 GB/s: 10 x 400G
+    rows = [r for r in every_row if r["network"] == "compute"]
     assert len(rows) == sum(c["count"] for c in body["topology"]["cables"])
     assert {r["tier"] for r in rows} == {"node-leaf", "leaf-spine"}
     assert len({r["length_m"] for r in rows if r["tier"] == "node-leaf"}) >= 2  # lengths vary within a tier
@@ -125,7 +134,9 @@ def test_the_cli_writes_the_plan_and_takes_the_floor_flags(tmp_path):
     args = ("recommend", "--workload", "training", "--gpus", "512", "--gpu-model", "B200")
     result = cli(*args, "--servers-per-rack", "2", "--racks-per-row", "12", "--cabling-csv", str(target))
     assert result.returncode == 0, result.stderr
-    rows = list(csv.DictReader(target.open(encoding="utf-8", newline="")))
+    every_row = list(csv.DictReader(target.open(encoding="utf-8", newline="")))
+    rows = [r for r in every_row if r["network"] == "compute"]
+    assert {r["network"] for r in every_row} >= {"compute", "storage"}
     body = json.loads(cli(*args, "--servers-per-rack", "2", "--racks-per-row", "12", "--json").stdout)
     assert body["profile"]["floor"] == {"servers_per_rack": 2, "rack_kw": None, "racks_per_row": 12}
     assert len(rows) == sum(c["count"] for c in body["topology"]["cables"])

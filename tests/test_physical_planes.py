@@ -18,6 +18,7 @@ from rules.physical.cabling import part_totals, plan_rows
 from rules.physical.floor import resolve
 from rules.physical.graph import Layout, build_graph
 from rules.platform import platform_for
+from tests.test_physical_tally import service_networks_agree_with_the_bom
 
 # SUs, GPUs, leaf, spine (B300 Spectrum-X RA Table 3)
 TABLE_3 = [(1, 512, 16, 8), (2, 1024, 32, 16), (4, 2048, 64, 32), (8, 4096, 128, 64), (16, 8192, 256, 128)]
@@ -73,7 +74,8 @@ def test_the_twin_plane_plan_agrees_with_its_bill_of_materials():
     rec = spectrum_x(1024)
     build = cabling_build(rec)
     assert build is not None
-    rows = list(plan_rows(build))
+    every_row = list(plan_rows(build))
+    rows = [r for r in every_row if r[13] == "compute"]
     assert len(rows) == rec.topology.total_cables
     bom = Counter(
         {
@@ -83,3 +85,4 @@ def test_the_twin_plane_plan_agrees_with_its_bill_of_materials():
         }
     )
     assert part_totals(rows, build) == bom
+    service_networks_agree_with_the_bom(rec, every_row)

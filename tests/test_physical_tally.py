@@ -30,6 +30,7 @@ from rules.physical.build import PLAN_COVERS, PhysicalBuild, physical_build
 from rules.physical.cabling import build_for, part_totals, plan_rows
 from rules.physical.floor import resolve
 from rules.physical.graph import MANAGER, Layout, place, tally, tier_media, wire
+from rules.physical.service import STORAGE_SYSTEM
 from rules.platform import platform_for
 from rules.sizing import size_fat_tree, size_rail_optimized
 from tests import test_reference_designs_platforms as platforms_table
@@ -57,7 +58,8 @@ def bom_switches(rec: Recommendation) -> int:
 def plan_agrees_with_the_bom(rec: Recommendation) -> None:
     build = build_for(rec)
     assert build is not None
-    rows = list(plan_rows(build))
+    every_row = list(plan_rows(build))
+    rows = [r for r in every_row if r[13] == "compute"]
     # rows: the recommendation's cables, tier by tier
     assert len(rows) == rec.topology.total_cables
     assert Counter(str(r[1]) for r in rows) == {c.tier: c.count for c in rec.topology.cables if c.count}
@@ -85,6 +87,40 @@ def plan_agrees_with_the_bom(rec: Recommendation) -> None:
         layout.planes * layout.cores,
     )
     assert not any("The wiring holds" in n for n in t.notes)
+    service_networks_agree_with_the_bom(rec, every_row)
+
+
+def service_networks_agree_with_the_bom(rec: Recommendation, rows: list[tuple[object, ...]]) -> None:
+    """The storage (with the storage system's ports) and in-band networks: every network
+    the BOM buys has rows, and per network the rows' cables per tier, media, parts and
+    switches are the BOM's; every port is on one cable."""
+    build = build_for(rec)
+    assert build is not None
+    ends = Counter((r[13], r[3], r[4]) for r in rows) + Counter((r[13], r[5], r[6]) for r in rows)
+    assert max(ends.values()) == 1
+    lower = {"node-leaf": "leaf", "leaf-spine": "spine", "spine-core": "core"}
+    for fabric in ("storage", "in_band"):
+        lines = [line for line in rec.bill_of_materials if line.fabric == fabric]
+        own = [r for r in rows if r[13] == fabric]
+        assert bool(lines) == bool(own), fabric
+        if not lines:
+            continue
+        net = next(n for n in build.services if n.fabric == fabric)
+        assert Counter(str(r[1]) for r in own) == {c.tier: c.count for c in net.topology.cables if c.count}
+        parts = Counter(
+            {line.part_number: line.quantity for line in lines if line.category in CABLED and not line.reused}
+        )
+        assert part_totals(rows, build, fabric) == parts
+        notes = " ".join(line.note for line in lines)
+        for (tier, medium), n in Counter((str(r[1]), str(r[8])) for r in own).items():
+            assert f"{tier}: {n:,} {medium} link(s)" in notes
+        switches = {str(r[5]) for r in own} | {str(r[3]) for r in own if str(r[1]) != "node-leaf"}
+        assert len(switches) == sum(line.quantity for line in lines if line.category == "switch")
+        assert {lower[str(r[1])] for r in own} <= set(lower.values())
+        if fabric == "storage":
+            gpus = rec.profile.gpu_count or 1
+            target = pricing.storage_system_ports(gpus, net.gbps, net.sides)
+            assert sum(1 for r in own if r[3] == STORAGE_SYSTEM) == target == net.target_ports
 
 
 def reference_rows() -> Iterator[tuple[str, WorkloadProfile]]:
@@ -104,6 +140,18 @@ def test_every_reference_row_is_bought_and_cabled_from_the_wiring(profile):
     plan_agrees_with_the_bom(recommend(profile))
 
 
+def _row_marks(profile: WorkloadProfile) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.slow] if (profile.gpu_count or 0) >= 8192 else []
+
+
+@pytest.mark.parametrize("profile", [pytest.param(p, id=d, marks=_row_marks(p)) for d, p in REFERENCE])
+def test_every_reference_row_has_the_stated_bisection_by_max_flow(profile):
+    rec = recommend(profile)
+    build = build_for(rec)
+    assert build is not None
+    assert checks.problems(build.graph(), rec.topology.bisection_gbps) == []
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     gpus=st.integers(min_value=16, max_value=6000),
@@ -113,9 +161,11 @@ def test_every_reference_row_is_bought_and_cabled_from_the_wiring(profile):
 )
 def test_property_generated_designs_are_bought_and_cabled_from_the_wiring(gpus, gpu, prefer, workload):
     rec = recommend(WorkloadProfile(workload=workload, gpu_count=gpus, gpu_model=gpu, prefer=prefer))
-    if build_for(rec) is None:  # one server, one NVL72 rack, or Dragonfly+: nothing wired port by port
+    build = build_for(rec)
+    if build is None:  # one server, one NVL72 rack, or Dragonfly+: nothing wired port by port
         return
     plan_agrees_with_the_bom(rec)
+    assert checks.problems(build.graph(), rec.topology.bisection_gbps) == []  # max-flow as stated
 
 
 # ---------------------------------------------------------- repetition against every link
@@ -270,8 +320,53 @@ def test_a_port_used_twice_or_a_core_over_its_radix_in_a_block_fails_the_check()
 def test_the_design_says_which_networks_its_cabling_plan_lists():
     rec = recommend(WorkloadProfile(workload="training", gpu_count=1024, gpu_model="H100"))
     assert PLAN_COVERS in rec.topology.notes
-    storage = [line for line in rec.bill_of_materials if line.fabric == "storage"]
-    assert storage  # priced, with the storage system's ports, but not in the plan
     build = build_for(rec)
     assert build is not None
-    assert {str(row[1]) for row in plan_rows(build)} <= {"node-leaf", "leaf-spine", "spine-core"}
+    rows = list(plan_rows(build))
+    assert {str(row[13]) for row in rows} == {"compute", "storage", "in_band"}
+    # the storage system's ports (4 SU x 125 GB/s = 10 x 400G, five per side) on the storage leaves
+    system = [row for row in rows if row[3] == STORAGE_SYSTEM]
+    assert len(system) == 10 and {row[2] for row in system} == {1, 2}
+    assert all(str(row[5]).startswith("storage-") and row[10] for row in system)
+    # each server's storage ports: one on each side, the server named as in the compute plan
+    node = [row for row in rows if row[13] == "storage" and row[3] == "su001-node01"]
+    assert sorted((row[2], row[4]) for row in node) == [(1, 1), (2, 2)]
+    service_networks_agree_with_the_bom(rec, rows)
+
+
+def test_a_converged_front_end_lists_its_in_band_ports_on_the_storage_fabric():
+    rec = recommend(WorkloadProfile(workload="training", gpu_count=1152, gpu_model="GB200"))
+    build = build_for(rec)
+    assert build is not None
+    rows = list(plan_rows(build))
+    assert {str(row[13]) for row in rows} == {"compute", "storage"}
+    service_networks_agree_with_the_bom(rec, rows)
+
+
+# ------------------------------------------------- NDR links on Quantum-X800 ports (mixed generation)
+
+
+def test_ndr_links_on_quantum_x800_ports_carry_a_caveat_to_confirm_their_part_with_nvidia():
+    rec = recommend(BIG)
+    caveat = next(n for n in rec.topology.notes if n.startswith("Confirm with NVIDIA"))
+    assert "Quantum-X800 Q3400" in caveat and "leaf-spine and spine-core" in caveat and "NDR (400 Gb/s)" in caveat
+    assert "only in Quantum-2 and Spectrum-4" in caveat and "MMS4A00-XM" in caveat
+    switch_end = [
+        line
+        for line in rec.bill_of_materials
+        if line.fabric == "compute" and line.category == "transceiver" and "leaf-spine:" in line.note
+    ]
+    assert switch_end and all("confirmed with NVIDIA" in line.note for line in switch_end)
+    # a fabric of one switch generation says nothing of the kind
+    plain = recommend(WorkloadProfile(workload="training", gpu_count=16384, gpu_model="H100"))
+    assert not any(n.startswith("Confirm with NVIDIA") for n in plain.topology.notes)
+
+
+def test_spare_spines_and_cores_are_the_spines_model_where_it_differs_from_the_leaves():
+    rec = recommend(BIG)
+    spares = {
+        line.note.split(":")[0]: line.part_number
+        for line in rec.bill_of_materials
+        if line.fabric == "compute" and line.description.startswith("Spare ") and " switch: " in line.description
+    }
+    assert spares == {"leaf": "MQM9700-NS2F", "spine": "Q3400-RA", "core": "Q3400-RA"}

@@ -1,6 +1,6 @@
 """A recommendation's cabling plan as CSV (the API's cabling.csv and the CLI's
---cabling-csv): one row per compute-fabric cable, streamed in chunks so a 16,384-GPU
-plan never sits in memory as one string.
+--cabling-csv): one row per cable of the compute, storage and in-band networks, streamed
+in chunks so a 16,384-GPU plan never sits in memory as one string.
 """
 
 from __future__ import annotations

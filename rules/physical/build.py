@@ -38,17 +38,25 @@ from rules.physical.graph import (
     tier_runs,
 )
 from rules.physical.media import REACH_SOURCE, Media
+from rules.physical.service import STORAGE_RACKS, ServiceNetwork
 from rules.platform import Platform
 
 #: Which networks the cabling plan lists, said in every design that has one.
 PLAN_COVERS = (
-    "Cabling plan: every cable of the compute fabric, port by port; the storage network (with the storage "
-    "system's ports), the in-band and the out-of-band networks are in the bill of materials, counted per "
-    "network, not listed cable by cable."
+    "Cabling plan: every cable of the compute fabric, the storage network (with the storage system's ports) "
+    "and the in-band network, port by port, each network's media by reach (the network column says which); "
+    f"{STORAGE_RACKS}. The out-of-band network's copper patch cables are in the bill of materials, counted, "
+    "not listed cable by cable."
 )
 
 if TYPE_CHECKING:
     import networkx as nx
+
+#: The Quantum-2 twin-port 2x400G modules the switch ends of 400G links are priced as
+#: (NVIDIA, "MMS4X00-NS 800Gbps Twin-port OSFP 2x400Gb/s Single Mode DR8 100m" and
+#: "MMA4Z00-NS 800Gb/s Twin-port OSFP, 2x400Gb/s Multimode 2xSR4, 50m" product
+#: specifications: "only used in Quantum-2 and Spectrum-4 OSFP air-cooled switches").
+NDR_TWIN_PARTS = "MMA4Z00-NS multimode, MMS4X00-NS single-mode DR, MMS4X50-NM 2xFR4"
 
 _TWIN_CAGES = re.compile(r"two \d+ Gb/s ports each", re.I)
 
@@ -62,6 +70,8 @@ class PhysicalBuild:
     runs: dict[str, float]
     placement: Placement
     warnings: tuple[str, ...] = ()
+    services: tuple[ServiceNetwork, ...] = ()  # the storage and in-band networks (set by the cabling plan)
+    ndr_on_xdr: str | None = None  # the spine / core switch whose XDR ports carry NDR links (mixed generation)
 
     def links(self) -> Iterator[Link]:
         return links(self.layout, self.floor, self.switch_units)
@@ -123,7 +133,24 @@ class PhysicalBuild:
             "both links of a twin-port cage and every spare match.",
             PLAN_COVERS,
             *self.warnings,
+            *([ndr_on_xdr_caveat(self.ndr_on_xdr, self.tally)] if self.ndr_on_xdr else []),
         ]
+
+
+def ndr_on_xdr_caveat(spine: str, tally: Tally) -> str:
+    """What to confirm with NVIDIA where NDR (400G) links end on Quantum-X800 ports: the
+    part at that end is not documented (searched: NVIDIA LinkX product specifications of
+    the twin-port 800G and 1.6T transceivers and DAC splitters, Quantum-X800 material)."""
+    ends = tally.cables.get("leaf-spine", 0) + 2 * tally.cables.get("spine-core", 0)
+    return (
+        f"Confirm with NVIDIA before ordering: the {ends:,} ends of the leaf-spine and spine-core links on the "
+        f"{spine} switches run NDR (400 Gb/s) on XDR ports. They are priced as the Quantum-2 twin-port 2x400G "
+        f"modules ({NDR_TWIN_PARTS}), but NVIDIA's LinkX specifications say those are used only in Quantum-2 and "
+        "Spectrum-4 OSFP air-cooled switches, and the Quantum-X800's own module (MMS4A00-XM, 1.6T twin-port "
+        "2xDR4) is documented for two 800G XDR links. No NVIDIA document we found names the module or splitter "
+        "cable that carries two 400G NDR links from one Quantum-X800 port: ask NVIDIA which part to order for "
+        "these ends, and its price (the bill of materials may change by that part's price difference)."
+    )
 
 
 def twin_cages(platform: Platform, compute_fabric: bool) -> bool:
@@ -171,12 +198,18 @@ def physical_build(
         layout = Layout.of(topology, platform, ports_per_node=edge_ports or None, twin_port=twin_port)
     except NotWirable:
         return None
+    ndr_on_xdr = None
     if topology.spine_switch and topology.spine_switch != switch_model:  # spines and core of another height
         layout = dataclasses.replace(layout, upper_units=switch_units(topology.spine_switch))
+        upper = next((s for s in catalogue.switches() if s.model == topology.spine_switch), None)
+        if upper is not None and upper.port_gbps > layout.gbps:
+            ndr_on_xdr = upper.name
     resolved = resolve(platform, floor)
     units = switch_units(switch_model)
     placement = place(layout, resolved, units)
     tier_run = tier_runs(layout, placement, resolved)
     media: dict[str, Media] = {str(t): m for t, m in tier_media(layout, placement, resolved, tier_run).items()}
     runs: dict[str, float] = {str(t): r for t, r in tier_run.items()}
-    return PhysicalBuild(layout, resolved, units, media, runs, placement, tuple(over_reach(layout, tier_run)))
+    return PhysicalBuild(
+        layout, resolved, units, media, runs, placement, tuple(over_reach(layout, tier_run)), ndr_on_xdr=ndr_on_xdr
+    )

@@ -217,7 +217,8 @@ def fabric_lines(
     ]
     if spares is None:
         return lines + cabling
-    return lines + cabling + spare_lines(fabric, topology, switch_price, per_tier, book, spares)
+    upper_price = book.price(f"switch/{topology.spine_switch}") if topology.spine_switch else switch_price
+    return lines + cabling + spare_lines(fabric, topology, switch_price, per_tier, book, spares, upper_price)
 
 
 #: A spare sits on the shelf: no power drawn, no rack space taken.
@@ -231,9 +232,12 @@ def spare_lines(
     per_tier: list[tuple[str, str, int]],
     book: PriceBook,
     spares: SparesPolicy,
+    upper_price: Price | None = None,
 ) -> list[BomLine]:
-    """The spares, tier by tier: spare switches of each switch tier, then spare optics,
-    cables and fibre of each cable tier, each line saying its tier and the policy's figure."""
+    """The spares, tier by tier: spare switches of each switch tier (a spine or core spare
+    is the spines' model where it differs from the leaves', `upper_price`), then spare
+    optics, cables and fibre of each cable tier, each line saying its tier and the policy's
+    figure."""
     lines = []
     for tier, count in (
         ("leaf", topology.leaf_switches),
@@ -244,7 +248,7 @@ def spare_lines(
         if n:
             line = price_line(
                 fabric,
-                switch_price,
+                switch_price if tier == "leaf" or upper_price is None else upper_price,
                 n,
                 f"{tier}: {spares.switch_words(tier)} ({count:,} {tier} switches); {spares.source}",
             )
