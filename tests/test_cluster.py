@@ -179,17 +179,17 @@ def test_sixteen_conversations_through_the_balancer_lose_no_slot(running: Cluste
     assert load.conversations >= 16
 
 
-def unread_requests(port: int) -> int:
-    """Bytes sent to connections of a local port that its process has not read yet
-    (/proc/net/tcp: the receive queues of established sockets)."""
-    unread = 0
+def waiting_calls(port: int) -> int:
+    """Connections to a local port with a request its process has not read (/proc/net/tcp:
+    established sockets whose receive queue holds more than a health check's ~100 bytes)."""
+    waiting = 0
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with suppress(FileNotFoundError), open(table) as rows:
             for row in list(rows)[1:]:
                 fields = row.split()
                 if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
-                    unread += int(fields[4].split(":")[1], 16)
-    return unread
+                    waiting += int(fields[4].split(":")[1], 16) > 1024
+    return waiting
 
 
 def test_an_action_server_killed_with_calls_in_flight_costs_no_turn_and_no_slot(running: Cluster):
@@ -218,8 +218,9 @@ def test_an_action_server_killed_with_calls_in_flight_costs_no_turn_and_no_slot(
         time.sleep(4)
         frozen = supervisor.processes["actions-1"].pid
         os.kill(frozen, signal.SIGSTOP)
-        in_flight = until(lambda: unread_requests(port) > 0, timeout=10)
-        time.sleep(1)  # a few more calls pile up
+        # three calls, so that some carry a longer conversation (past 16 KB undeflated)
+        until(lambda: waiting_calls(port) >= 3, timeout=15)
+        in_flight = waiting_calls(port)
         os.kill(frozen, signal.SIGKILL)
         load.join(timeout=120)
 
@@ -231,6 +232,7 @@ def test_an_action_server_killed_with_calls_in_flight_costs_no_turn_and_no_slot(
     assert not failures, failures
     assert in_flight, "no call reached the frozen action server"
     [result] = results
+    print(f"{in_flight} calls in flight on the killed action server; {result.summary()}")
     assert len(result.turn_ms) >= 20, result.summary()
     assert not result.errors, (result.summary(), result.errors[:3])
     assert restarted, supervisor.log_path("actions-1").read_text(errors="replace")[-2000:]
