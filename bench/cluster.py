@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -41,6 +42,7 @@ FAULT_LOAD_SECONDS = 45.0
 FAULT_AFTER_S = 5.0
 BACK_WITHIN_S = 60.0  # the target
 WAIT_BACK_S = 300.0  # how long to wait for it, so the next fault starts on a whole cluster
+LOCK_PREFIX = "fabricadvisor"  # bot/endpoints-cluster.yml's key_prefix for the lock store
 REPLICA_PORT_OFFSETS = (1, 2, 10, 11, 12, 21, 22)  # 10: the balancer's port for the action servers
 # (what, the service, kill it or restart it)
 FAULTS = (
@@ -120,6 +122,73 @@ def answers(supervisor: Supervisor, name: str, old_pid: int) -> Callable[[], boo
     return check
 
 
+# a line Rasa logs once its imports (TensorFlow's among them) are done and the model
+# load begins (rasa.core.processor)
+RASA_MODEL_LOAD = b"Loading model"
+
+
+@dataclass
+class Phases:
+    """Where a killed process's way back went, in seconds from the kill: the supervisor
+    started it again (its back-off), Rasa finished importing and began loading the model
+    (Rasa only), the process answered its health check."""
+
+    started: float | None = None
+    loading: float | None = None
+    back: float | None = None
+
+    def text(self) -> str:
+        parts = [f"started again after {self.started:.1f} s" if self.started is not None else "not started again"]
+        if self.loading is not None:
+            parts.append(f"imports done after {self.loading:.1f} s")
+        if self.back is not None and self.started is not None:
+            parts.append(f"answering after {self.back:.1f} s (start to answer {self.back - self.started:.1f} s)")
+        return ", ".join(parts)
+
+
+def way_back(supervisor: Supervisor, name: str, old_pid: int, killed_at: float, log_from: int) -> Phases:
+    """Watch a killed process come back (up to WAIT_BACK_S), noting each phase."""
+    phases = Phases()
+    check = answers(supervisor, name, old_pid)
+    log = supervisor.log_path(name)
+    while time.monotonic() - killed_at < WAIT_BACK_S:
+        now = time.monotonic() - killed_at
+        process = supervisor.processes.get(name)
+        if phases.started is None and process is not None and process.pid != old_pid:
+            phases.started = now
+        if phases.started is not None and phases.loading is None and name.startswith("rasa-"):
+            with open(log, "rb") as out:
+                out.seek(log_from)
+                if RASA_MODEL_LOAD in out.read():
+                    phases.loading = now
+        if phases.started is not None and check():
+            phases.back = time.monotonic() - killed_at
+            return phases
+        time.sleep(0.1)
+    return phases
+
+
+def redis_keys(port: int, password: str, pattern: str) -> set[bytes]:
+    """The keys matching pattern in Redis's db 0 (Rasa's lock store), by its protocol."""
+    words = [("AUTH", password), ("KEYS", pattern)]
+    request = b"".join(
+        f"*{len(w)}\r\n".encode() + b"".join(f"${len(x.encode())}\r\n{x}\r\n".encode() for x in w) for w in words
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(request)
+        reply = b""
+        while True:
+            chunk = conn.recv(65536)
+            reply += chunk
+            lines = reply.split(b"\r\n")
+            if len(lines) > 2 and lines[1].startswith(b"*"):
+                count = int(lines[1][1:])
+                if len(lines) >= 3 + 2 * count:
+                    return set(lines[3 : 3 + 2 * count : 2])
+            if not chunk:
+                return set()
+
+
 def wait(check: Callable[[], bool], timeout: float) -> float | None:
     started = time.monotonic()
     while time.monotonic() - started < timeout:
@@ -129,9 +198,10 @@ def wait(check: Callable[[], bool], timeout: float) -> float | None:
     return None
 
 
-def one_fault(supervisor: Supervisor, layout: cluster.Layout, token: str, name: str, how: str) -> str:
+def one_fault(supervisor: Supervisor, layout: cluster.Layout, secrets: dict[str, str], name: str, how: str) -> str:
     balancer = f"http://127.0.0.1:{layout.rasa_port}"
     api = f"http://127.0.0.1:{layout.api_port}"
+    token = secrets[RASA_TOKEN_VARIABLE]
     results: list[chat.Load] = []
     stored = Stored()
     load = threading.Thread(
@@ -142,14 +212,24 @@ def one_fault(supervisor: Supervisor, layout: cluster.Layout, token: str, name: 
     writer.start()
     time.sleep(FAULT_AFTER_S)
     old_pid = supervisor.processes[name].pid
+    phases = None
+    kept = ""
     if how == "kill":
+        log_from = supervisor.log_path(name).stat().st_size
         os.kill(old_pid, signal.SIGKILL)
-        back = wait(answers(supervisor, name, old_pid), WAIT_BACK_S)
+        phases = way_back(supervisor, name, old_pid, time.monotonic(), log_from)
+        back = phases.back
     else:
+        pattern = f"{LOCK_PREFIX}*"
+        password = secrets[cluster.REDIS_PASSWORD]
+        before = redis_keys(layout.redis_port, password, pattern) if name == "redis" else set()
         started = time.monotonic()
         supervisor.stop(name)
         supervisor.start(name)
         back = time.monotonic() - started
+        if name == "redis":  # the conversations' lock keys (leases and counters) it held
+            after = redis_keys(layout.redis_port, password, pattern)
+            kept = f"{len(before & after)} of {len(before)} conversation lock keys kept through the restart, "
     load.join()
     writer.join()
     [result] = results
@@ -164,19 +244,21 @@ def one_fault(supervisor: Supervisor, layout: cluster.Layout, token: str, name: 
         if back is not None
         else f"NOT back within {WAIT_BACK_S:.0f} s"
     )
+    if phases is not None:
+        back_text += f" ({phases.text()})"
     return (
         f"{lost} of {turns + lost} turns lost ({100 * lost / max(1, turns + lost):.2f} %, target <= 1 %), "
         f"{slots} conversations with slots lost, {missing} of {len(stored.ids)} stored recommendations lost "
-        f"({stored.failed} refused while it was down), {back_text}; "
+        f"({stored.failed} refused while it was down), {kept}{back_text}; "
         f"load average {os.getloadavg()[0]:.1f} (speed figures on a shared machine are rough)"
     )
 
 
-def faults(supervisor: Supervisor, layout: cluster.Layout, token: str) -> list[str]:
+def faults(supervisor: Supervisor, layout: cluster.Layout, secrets: dict[str, str]) -> list[str]:
     lines = [f"faults under {CONVERSATIONS} conversations at once, {FAULT_LOAD_SECONDS:.0f} s each:"]
     with supervisor.watching() as failures:
         for what, name, how in FAULTS:
-            lines.append(f"  {what} ({name}): {one_fault(supervisor, layout, token, name, how)}")
+            lines.append(f"  {what} ({name}): {one_fault(supervisor, layout, secrets, name, how)}")
             time.sleep(5)  # the balancer's health checks see the process again
     lines.extend(f"  supervisor: {failure}" for failure in failures)
     return lines
@@ -207,7 +289,7 @@ def run(conversations: int = CONVERSATIONS, seconds: float = SECONDS) -> list[st
             lines.extend(f"    error: {error}" for error in load.errors[:3])
             one = chat.drive(balancer, 1, min(seconds, 20.0), token)
             lines.append("  " + one.summary())
-            lines.extend(faults(supervisor, layout, token))
+            lines.extend(faults(supervisor, layout, secrets))
     finally:
         shutil.rmtree(var, ignore_errors=True)
     return lines

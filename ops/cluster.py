@@ -41,6 +41,7 @@ RASA, ACTIONS, API = 0, 1, 2  # replica port = replica_base_port + 10 * part + n
 # a Rasa replica that dies mid-turn leaves its conversation's lock ticket in Redis; the
 # other replica waits for it to expire before taking the retried turn (Rasa's default: 60 s)
 TICKET_LOCK_LIFETIME_S = 15
+COMPRESS_ACTIONS = "COMPRESS_ACTION_SERVER_REQUEST"  # Rasa's own setting (rasa.core.constants)
 POSTGRES_PASSWORD = "POSTGRES_PASSWORD"
 REDIS_PASSWORD = "REDIS_PASSWORD"
 
@@ -146,6 +147,9 @@ def services(where: Layout, secrets: dict[str, str] | None = None) -> list[Servi
                     # through the balancer: a dead action server costs no turn (HAProxy
                     # sends the call to the other one)
                     "ACTION_SERVER_URL": f"http://{where.host}:{where.actions_port}/webhook",
+                    # deflated, so the call fits in the balancer's buffer, which it must to
+                    # be retried on the other action server (ops.parts.BUFSIZE)
+                    COMPRESS_ACTIONS: "True",
                     "RASA_DB_HOST": where.host,
                     "RASA_DB_PORT": str(where.postgres_port),
                     "RASA_DB_NAME": parts.DATABASE,

@@ -24,6 +24,7 @@ from urllib.parse import quote
 from ops.processes import http_ok
 from ops.supervisor import Service
 
+BUFSIZE = 32768  # HAProxy's buffer: the largest request it can retry on another replica
 PACKAGES = {"postgresql": "postgresql", "redis-server": "redis-server", "haproxy": "haproxy"}
 POSTGRES_USER = "postgres"  # PostgreSQL refuses to run as root
 DATABASE = "fabric_advisor"
@@ -199,9 +200,13 @@ def redis_url(port: int, password: str, host: str = "127.0.0.1", db: int = 1) ->
 
 
 def redis(data_dir: Path, port: int, password: str) -> Service:
-    """Redis on loopback, nothing persisted (locks and seen Slack events are short-lived),
-    every client authenticated with password (`requirepass`, kept in a 0600 config file,
-    not on the command line where `ps` shows it)."""
+    """Redis on loopback, every client authenticated with password (`requirepass`, kept
+    in a 0600 config file, not on the command line where `ps` shows it), every write in
+    its append-only file under data_dir before it is answered (`appendfsync always`), so
+    Rasa's conversation leases (with their expiry times) and the Slack event ids seen
+    survive a restart, and a crash (`kill -9`) too: without it a restart emptied the lock
+    store, and a turn under way and the next turn of its conversation could run together.
+    The writes are a few small ones a turn; no snapshots (`save ""`): the file is enough."""
     data_dir = data_dir.resolve()
     config = data_dir / "redis.conf"
 
@@ -225,7 +230,9 @@ def redis(data_dir: Path, port: int, password: str) -> Service:
             "--save",
             "",
             "--appendonly",
-            "no",
+            "yes",
+            "--appendfsync",
+            "always",
             "--daemonize",
             "no",
         ],
@@ -256,6 +263,14 @@ def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1") -> st
         "# Written by ops.parts.haproxy_config (deploy/haproxy.cfg: `python -m ops.cluster deploy-config`).",
         "global",
         "    maxconn 4096",
+        # a request is retried on another replica (retry-on below) only when the whole of
+        # it is in one buffer: Rasa's call to an action server carries the conversation's
+        # tracker, 33 KB after four turns of the sizing script and growing 8 KB a turn,
+        # past the default 16 KB, so a killed action server's call died with it. Rasa
+        # deflates the call (COMPRESS_ACTION_SERVER_REQUEST, ops.cluster: 5.8 KB after
+        # four turns, 8.8 KB after twenty), and 32 KB leaves room for hundreds of turns
+        # (at most 2 buffers a connection: 256 MB at maxconn, allocated only while in use)
+        f"    tune.bufsize {BUFSIZE}",
         "defaults",
         "    mode http",
         "    timeout connect 2s",
@@ -274,7 +289,10 @@ def haproxy_config(frontends: Sequence[Frontend], host: str = "127.0.0.1") -> st
         # uvicorn trust the last entry only from the balancer); without it a client's own
         # header passed through unchanged and named any client it liked
         "    option forwardfor",
-        "    default-server inter 1s fall 2 rise 2",
+        # a replica is checked every second, every 250 ms while it is going up or down
+        # (fastinter: a restarted one takes turns 0.25 s after its first good check, not
+        # 1 s), every 500 ms while down (downinter: a restarted one is seen sooner)
+        "    default-server inter 1s fastinter 250ms downinter 500ms fall 2 rise 2",
     ]
     for frontend in frontends:
         servers = [f"    server {frontend.name}-{n + 1} {address} check" for n, address in enumerate(frontend.backends)]

@@ -3,7 +3,7 @@ health check), keep each pid in var/run/NAME.pid, start one that dies again, and
 them all on Ctrl-C, on SIGTERM, or on a crash loop.
 
 A replica that dies (a crash, the OOM killer, `kill -9`) is started again after a
-back-off (1 s, then doubling up to 30 s while it keeps dying) without waiting for it:
+back-off (0.25 s, then doubling up to 30 s while it keeps dying) without waiting for it:
 meanwhile HAProxy's health checks route around it, and the rest run on. Only a crash
 loop, one service dying `RestartPolicy.max_deaths` times within `window_s` seconds
 (FABRIC_ADVISOR_CRASH_LOOP_RESTARTS / _SECONDS), stops the whole stack, with one line
@@ -33,6 +33,8 @@ from types import FrameType
 from core.settings import settings
 from ops.processes import PortTaken, ServerFailed, port_taken, spawn, stop, stop_all, wait_for
 
+TEND_INTERVAL_S = 0.2  # how often the restart loop looks for a dead process (a poll() each)
+
 
 @dataclass
 class Service:
@@ -58,7 +60,11 @@ class RestartPolicy:
 
     max_deaths: int = 5  # this many deaths of one service within window_s is a crash loop
     window_s: float = 300.0
-    first_delay_s: float = 1.0  # back-off: first_delay_s, doubling per recent death, at most max_delay_s
+    # back-off: first_delay_s, doubling per recent death, at most max_delay_s. The first
+    # restart is all but at once: a Rasa replica takes 30-60 s to come back on a busy
+    # machine (TensorFlow's import, the model load; bench/cluster.py), a second of ours
+    # adds to it, and a crash loop is caught by max_deaths whatever the first delay
+    first_delay_s: float = 0.25
     max_delay_s: float = 30.0
 
     @classmethod
@@ -202,7 +208,7 @@ class Supervisor:
                 self.restarts[name] = self.restarts.get(name, 0) + 1
 
     @contextmanager
-    def watching(self, interval: float = 0.5) -> Iterator[list[BaseException]]:
+    def watching(self, interval: float = TEND_INTERVAL_S) -> Iterator[list[BaseException]]:
         """The restart loop in a background thread while the block runs (for tests and
         benchmarks that drive a Supervisor themselves); a crash loop ends the thread and
         is left in the yielded list."""
@@ -269,7 +275,7 @@ def main(services: Sequence[Service], var_dir: Path, banner: Callable[[], str]) 
             say(banner())
             while True:
                 supervisor.tend(say)
-                time.sleep(0.5)
+                time.sleep(TEND_INTERVAL_S)
     except CrashLoop as exc:
         print(f"crash loop: {exc}; stopping the rest", file=sys.stderr, flush=True)
         return 1

@@ -6,9 +6,10 @@ module's tests and stopped after them, also on failure.
 Turns that alternate between the Rasa replicas keep every slot; a recommendation
 stored through one API process is served by the other; a Slack retry delivered to the
 other replica is not answered twice; PostgreSQL or Redis down gives a clear error and
-comes back without a restart of ours; a Rasa replica killed under load is started
-again by the supervisor within 60 s while the balancer sends its turns to the other,
-losing at most 1 % of the turns and no slot. The cluster's Rasa token (generated into its
+comes back without a restart of ours; an action server killed with calls in flight
+costs no turn and no slot (the balancer retries each call on the other); a Rasa replica
+killed under load is started again by the supervisor within 60 s while the balancer
+sends its turns to the other, losing at most 1 % of the turns and no slot. The cluster's Rasa token (generated into its
 var/ like `make run-cluster`'s) goes with every call to Rasa.
 """
 
@@ -22,6 +23,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import httpx
@@ -175,6 +177,65 @@ def test_sixteen_conversations_through_the_balancer_lose_no_slot(running: Cluste
     load = chat.drive(running.rasa, 16, 15.0, running.token)
     assert not load.errors, load.errors[:3]
     assert load.conversations >= 16
+
+
+def waiting_calls(port: int) -> int:
+    """Connections to a local port with a request its process has not read (/proc/net/tcp:
+    established sockets whose receive queue holds more than a health check's ~100 bytes)."""
+    waiting = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with suppress(FileNotFoundError), open(table) as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                    waiting += int(fields[4].split(":")[1], 16) > 1024
+    return waiting
+
+
+def test_an_action_server_killed_with_calls_in_flight_costs_no_turn_and_no_slot(running: Cluster):
+    """actions-1 is frozen (SIGSTOP) under four conversations until a call of Rasa's
+    waits unread on it, then killed (SIGKILL): the balancer has sent those calls and gets
+    no answer, and retries each on actions-2. It can only when the whole call is in its
+    buffer: Rasa's calls carry the conversation's tracker (33 KB after four turns), past
+    HAProxy's default 16 KB, so each such call died with the server, its turn answered
+    without the action and its slot unset. Deflated calls (COMPRESS_ACTION_SERVER_REQUEST)
+    and a 32 KB buffer (ops.parts.BUFSIZE) fix it."""
+    supervisor = running.supervisor
+    port = running.layout.replica_port(cluster.ACTIONS, 1)
+    health = f"http://127.0.0.1:{port}/health"
+
+    def healthy() -> bool:
+        try:
+            return httpx.get(health, timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    assert until(healthy, timeout=60)
+    results: list[chat.Load] = []
+    with supervisor.watching() as failures:
+        load = threading.Thread(target=lambda: results.append(chat.drive(running.rasa, 4, 20.0, running.token)))
+        load.start()
+        time.sleep(4)
+        frozen = supervisor.processes["actions-1"].pid
+        os.kill(frozen, signal.SIGSTOP)
+        # three calls, so that some carry a longer conversation (past 16 KB undeflated)
+        until(lambda: waiting_calls(port) >= 3, timeout=15)
+        in_flight = waiting_calls(port)
+        os.kill(frozen, signal.SIGKILL)
+        load.join(timeout=120)
+
+        def back() -> bool:
+            process = supervisor.processes.get("actions-1")
+            return process is not None and process.pid != frozen and healthy()
+
+        restarted = until(back, timeout=90)  # the next test finds a whole cluster
+    assert not failures, failures
+    assert in_flight, "no call reached the frozen action server"
+    [result] = results
+    print(f"{in_flight} calls in flight on the killed action server; {result.summary()}")
+    assert len(result.turn_ms) >= 20, result.summary()
+    assert not result.errors, (result.summary(), result.errors[:3])
+    assert restarted, supervisor.log_path("actions-1").read_text(errors="replace")[-2000:]
 
 
 def test_a_rasa_replica_killed_under_load_is_back_within_60s_losing_under_1_percent_of_turns(running: Cluster):

@@ -141,3 +141,24 @@ def test_the_api_bounds_its_request_head_and_trusts_forwarded_addresses_from_the
     assert all(flag in command for flag in UVICORN_FLAGS)
     assert command[command.index("--forwarded-allow-ips") + 1] == settings.trusted_proxies
     assert "*" not in settings.trusted_proxies
+
+
+def test_compose_api_trusts_forwarded_addresses_from_the_balancers_fixed_address_only(compose):
+    """uvicorn behind the balancer: `--proxy-headers` with `--forwarded-allow-ips` set to the
+    balancer's own address (fixed on the compose network), and the rate limit trusting the
+    same one; anything wider (`*`, a subnet) lets a client name itself in X-Forwarded-For."""
+    import ipaddress
+
+    from ops.run import api_command
+
+    balancer = compose["services"]["balancer"]["networks"]["default"]["ipv4_address"]
+    [subnet] = [entry["subnet"] for entry in compose["networks"]["default"]["ipam"]["config"]]
+    assert ipaddress.ip_address(balancer) in ipaddress.ip_network(subnet)
+    expected = api_command(8000, "0.0.0.0")
+    expected[expected.index("--forwarded-allow-ips") + 1] = balancer
+    for name in ("api-1", "api-2"):
+        spec = compose["services"][name]
+        command = spec["command"]
+        assert command[1:] == expected[1:], name  # the same flags as `make run-cluster`'s
+        assert "--proxy-headers" in command and command[command.index("--forwarded-allow-ips") + 1] == balancer
+        assert spec["environment"]["FABRIC_ADVISOR_TRUSTED_PROXIES"] == balancer, name
