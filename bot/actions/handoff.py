@@ -74,7 +74,8 @@ class ValidateHandoffForm(FormValidationAction):
         if answering and cancels(profile.latest_text(tracker), asked):
             # the answer Rasa took for the slot is dropped; action_handoff says it was cancelled
             return [SlotSet(asked, None), SlotSet("handoff_message", CANCELLED), SlotSet(REQUESTED_SLOT, None)]
-        return await super().run(dispatcher, tracker, domain)
+        events: list[EventType] = await super().run(dispatcher, tracker, domain)
+        return events
 
     async def next_requested_slot(
         self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
