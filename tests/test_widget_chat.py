@@ -294,7 +294,7 @@ def test_plain_requests_after_a_design_and_its_quick_replies(page, stack: Stack)
     """The chat verbs (advisor.verbs, decided by the understanding /v1/ask uses): a quick
     reply asks for the bill of materials, whose lines and files come back; "how many
     racks?" counts racks, not servers; a PDF is a link to the report; 800G on H100 is
-    refused with why and which platform can."""
+    refused with why and which platform can, 200G applied."""
     say(page, "We will train a 70B model on 128 H100s")
     rec = stored(stack, wait_for_cards(page, 1))
     next_steps = page.locator(".quick-replies").last
@@ -325,6 +325,12 @@ def test_plain_requests_after_a_design_and_its_quick_replies(page, stack: Stack)
     expect(refused).to_contain_text("ConnectX-7 NICs run at most 400 Gb/s")
     expect(refused).to_contain_text("GB300 NVL72 (ConnectX-8)")
     expect(cards(page)).to_have_count(1)  # the design stays
+
+    # a speed the NICs do run is applied: a new design at 200G (HDR InfiniBand)
+    say(page, "what if we use 200G links?")
+    slower = stored(stack, wait_for_cards(page, 2))
+    assert slower["profile"]["link_gbps"] == 200 and slower["fabric"]["link_gbps"] == 200
+    expect(cards(page).nth(1).locator(".card__title")).to_contain_text("HDR")
 
 
 def fetch_file(page, link, name: str) -> bytes:
