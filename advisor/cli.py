@@ -284,8 +284,6 @@ def recommend(
 ) -> None:
     """Recommend a fabric, topology, ports, switches and cost for a workload."""
     from advisor import recommendations  # the rules engine: rule-engine's parser takes ~1 s to import
-    from advisor.render import terminal
-    from core.settings import settings
 
     try:
         profile = recommendations.complete_profile(
@@ -323,8 +321,20 @@ def recommend(
     if as_json:
         _json(rec)
         return
+    _print_design(rec, bom, written)
+
+
+def _print_design(rec: Recommendation, bom: bool, written: list[str]) -> None:
+    """The design for a person: its first line at once (plain text, flushed), then rich
+    and the renderers load (~0.1 s) for the rest, so the first line shows without them."""
+    from advisor.render import headline
+
+    print(headline.title(rec), flush=True)
+    from advisor.render import terminal
+    from core.settings import settings
+
     out = _console()
-    terminal.print_view(terminal.recommendation_view(rec, settings.diagram_url(rec.id)), out)
+    terminal.print_view(terminal.recommendation_view(rec, settings.diagram_url(rec.id), titled=False), out)
     if bom:
         terminal.print_view(terminal.bom_view(rec, out.width), out)
     for line in written:

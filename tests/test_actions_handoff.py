@@ -12,7 +12,7 @@ import pytest
 from rasa_sdk.executor import CollectingDispatcher
 
 from tests.handoff_sinks import http_sink
-from tests.test_actions_fakes import install_service_stubs, texts, tracker
+from tests.test_actions_fakes import install_service_stubs, slot_event, texts, tracker
 
 install_service_stubs()
 
@@ -78,3 +78,100 @@ def test_the_form_asks_only_for_what_it_does_not_know_and_ends_when_it_knows_eve
     everything = tracker(slots={**CONTACT, "handoff_message": "a quote"}, active_loop="handoff_form")
     event = asyncio.run(form.next_requested_slot(CollectingDispatcher(), everything, domain))
     assert event is not None and event["value"] is None
+
+
+FORM_DOMAIN = {"forms": {"handoff_form": {"required_slots": [*CONTACT, "handoff_message"]}}}
+
+
+def answer_form(slots: dict[str, object], asked: str, text: str) -> tuple[list[dict[str, object]], list[str]]:
+    """validate_handoff_form's events and words for text, typed in answer to asked (Rasa
+    has already put the text in the asked slot: its from_text mapping)."""
+    dispatcher = CollectingDispatcher()
+    answered = tracker(
+        slots={**slots, asked: text},
+        text=text,
+        active_loop="handoff_form",
+        requested_slot=asked,
+        # as Rasa sends it: its slot mapping took the text, then the form runs and hands
+        # the validation its candidates at the end
+        events_after_user=[
+            {"event": "action", "name": "action_extract_slots"},
+            slot_event(asked, text),
+            {"event": "action", "name": "handoff_form"},
+            slot_event(asked, text),
+        ],
+    )
+    events = asyncio.run(handoff.ValidateHandoffForm().run(dispatcher, answered, FORM_DOMAIN))
+    return events, texts(dispatcher)
+
+
+def slot_values(events: list[dict[str, object]]) -> dict[object, object]:
+    return {e["name"]: e["value"] for e in events if e["event"] == "slot"}
+
+
+@pytest.mark.parametrize(
+    ("asked", "text"),
+    [
+        ("contact_name", "cancel"),
+        ("contact_name", "Never mind."),
+        ("contact_email", "stop"),
+        ("contact_email", "no, forget it"),
+        ("contact_company", "I've changed my mind"),
+        ("contact_company", "No thanks"),
+        ("handoff_message", "Don't send it"),
+        ("handoff_message", "Cancel"),  # the quick reply's payload
+    ],
+)
+def test_a_cancel_instead_of_an_answer_ends_the_form_without_keeping_the_answer(asked: str, text: str) -> None:
+    order = [*CONTACT, "handoff_message"]
+    known = {slot: CONTACT[slot] for slot in order[: order.index(asked)]}  # what the form asked before
+    events, said = answer_form(known, asked, text)
+    assert slot_values(events) == {asked: None, "handoff_message": handoff.CANCELLED, "requested_slot": None}
+    assert said == []  # action_handoff, which the rules run when the form ends, says it
+
+
+@pytest.mark.parametrize(
+    ("asked", "text", "kept"),
+    [
+        ("contact_name", "Stopford Jones", "Stopford Jones"),
+        ("contact_company", "Cancel Corp", "Cancel Corp"),
+        ("handoff_message", "no", handoff.NO_MESSAGE),  # "no" to "anything to discuss?" is no message
+        (
+            "handoff_message",
+            "please stop the quote going out before Friday",
+            "please stop the quote going out before Friday",
+        ),
+    ],
+)
+def test_an_answer_that_merely_contains_a_cancel_word_is_an_answer(asked: str, text: str, kept: str) -> None:
+    events, _ = answer_form({}, asked, text)
+    assert slot_values(events)[asked] == kept
+    assert handoff.CANCELLED not in slot_values(events).values()
+
+
+def test_every_question_of_the_form_offers_cancel() -> None:
+    dispatcher = CollectingDispatcher()
+    asyncio.run(
+        handoff.ValidateHandoffForm().next_requested_slot(dispatcher, tracker(active_loop="handoff_form"), FORM_DOMAIN)
+    )
+    [question] = dispatcher.messages
+    assert question["text"] == "Happy to. What is your name?"
+    assert question["buttons"] == [{"title": "Cancel", "payload": "cancel"}]
+
+
+def test_action_handoff_after_a_cancel_sends_nothing_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, _private_store: Path
+) -> None:
+    slots = {**CONTACT, "handoff_message": handoff.CANCELLED, "gpu_count": 128}
+    with http_sink() as webhook:
+        monkeypatch.setattr(settings, "handoff_webhook_url", f"{webhook.url}/hook")
+        dispatcher = CollectingDispatcher()
+        events = asyncio.run(handoff.ActionHandoff().run(dispatcher, tracker(slots=slots), {}))
+    assert webhook.received == []
+    [said] = texts(dispatcher)
+    assert said.startswith("OK, cancelled: no request was recorded and nothing was sent")
+    assert {"event": "slot", "timestamp": None, "name": "handoff_message", "value": None} in events
+    if _private_store.exists():
+        with sqlite3.connect(_private_store) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            assert "handoffs" not in tables or db.execute("SELECT count(*) FROM handoffs").fetchone() == (0,)

@@ -47,7 +47,16 @@ def test_a_design_offers_the_next_steps_as_quick_replies(h100: dict) -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["show me the bill of materials", "export the BOM", "BOM as CSV", "can I have it as a spreadsheet?"]
+    "question",
+    [
+        "show me the bill of materials",
+        "export the BOM",
+        "BOM as CSV",
+        "can I have it as a spreadsheet?",
+        "export the BOM as a spreadsheet",
+        "I need the BOM in excel",
+        "can I have the parts list as an Excel spreadsheet?",
+    ],
 )
 def test_asking_for_the_bill_of_materials_lists_it_and_links_its_files(
     client: httpx.Client, h100: dict, question: str

@@ -68,3 +68,32 @@ def test_a_handoff_in_the_chat_arrives_by_mail_and_webhook_and_says_slack_was_no
     [hook] = [body for *_, body in webhook.received if body["reference"] == reference]
     assert str(hook["conversation_id"]).endswith(sender) and str(hook["recommendation_id"]).startswith("r_")
     assert slack.received == []  # (the sink is up, but this stack was pointed elsewhere)
+
+
+def test_cancel_leaves_the_handoff_form_at_any_question_and_nothing_is_sent(
+    stack: launch.ChatStack, sinks: tuple[Mailbox, HttpSink, HttpSink]
+) -> None:
+    mailbox, webhook, _ = sinks
+    sender = f"test-{uuid.uuid4().hex[:8]}"
+    cancelled = "OK, cancelled: no request was recorded and nothing was sent to an engineer."
+    assert "network engineer" in say(stack, sender, "I want to talk to an engineer")
+    assert "your name" in say(stack, sender, "yes please")
+    assert say(stack, sender, "never mind").startswith(cancelled)
+    # the conversation goes on: the next message is not taken for a name
+    assert "Source:" in say(stack, sender, "what is PFC?")
+
+    # a second try, cancelled at the last question with the Cancel quick reply's payload
+    assert "network engineer" in say(stack, sender, "can I talk to a person?")
+    assert "your name" in say(stack, sender, "yes please")
+    assert "email" in say(stack, sender, "Jane Doe")
+    assert "company" in say(stack, sender, "jane@acme.example")
+    assert "discuss" in say(stack, sender, "Acme AI Lab")
+    assert say(stack, sender, "cancel").startswith(cancelled)
+
+    # ... and a third goes through, asking only for the message (the details were kept)
+    assert "network engineer" in say(stack, sender, "talk to an engineer")
+    assert "discuss" in say(stack, sender, "yes please")
+    assert say(stack, sender, "nothing").startswith("Sent to the sales engineering team")
+    sent = [hook for *_, hook in webhook.received if str(hook["conversation_id"]).endswith(sender)]
+    assert len(sent) == 1 and sent[0]["message"] == "" and sent[0]["name"] == "Jane Doe"
+    assert len([m for _, m in mailbox.mails if sent[0]["reference"] in m["Subject"]]) == 1

@@ -467,6 +467,26 @@ def test_recommend_designs_and_prints_without_any_heavy_module(tmp_path):
     assert [name for name in HEAVY if name in loaded] == []
 
 
+def test_recommend_prints_the_designs_first_line_before_loading_rich_or_the_renderers(tmp_path):
+    """The time to the first line (make bench) leaves out rich and the renderers (~0.1 s):
+    the design's heading is written, and flushed, before they are imported."""
+    code = (
+        "import io, sys\nfrom advisor import cli\n"
+        "class Tap(io.StringIO):\n"
+        "    def write(self, s):\n"
+        "        if not self.getvalue().strip() and s.strip():\n"
+        "            self.first, self.loaded = s, {'rich', 'advisor.render.terminal'} & set(sys.modules)\n"
+        "        return super().write(s)\n"
+        "tap = Tap(); sys.stdout = tap\n"
+        "assert cli.main(['recommend', '--workload', 'training', '--gpus', '128', '--gpu-model', 'H100']) == 0\n"
+        "sys.stdout = sys.__stdout__\n"
+        "assert tap.first.startswith('Fabric Advisor: training on 128 H100 GPUs (16 servers x 8 GPUs)'), tap.first\n"
+        "assert tap.loaded == set(), tap.loaded\n"
+        "assert tap.getvalue().count('Fabric Advisor:') == 1 and 'InfiniBand NDR' in tap.getvalue()"
+    )
+    _loaded_after(code, tmp_path)
+
+
 def test_the_settings_name_the_embedding_model_as_core_embedding_does():
     from core import embedding, settings
 

@@ -1,13 +1,18 @@
 """What a customer reads names its sources by title and publisher: every renderer's
 output for a spread of designs (InfiniBand H100, RoCE, GB200, MI300X, L40S inference)
-carries no "seed", no file of ours and no path into the rules or the knowledge base."""
+carries no "seed", no file of ours and no path into the rules or the knowledge base:
+markdown (chat, API), Slack blocks, the diagram, the report as a web page and as the
+PDF WeasyPrint prints (read back with pypdf), the BOM as CSV and XLSX, the cabling plan,
+what the widget's card is sent, and the CLI's text."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 
 import openpyxl
+import pypdf
 import pytest
 from rich.console import Console
 
@@ -15,13 +20,18 @@ from advisor import recommendations
 from advisor.models import Answer
 from advisor.render import markdown, slack, terminal
 from advisor.render.bom import bom_csv
+from advisor.render.cabling import cabling_build, cabling_csv
+from advisor.render.pdf import report_pdf
 from advisor.render.report import report_html
 from advisor.render.svg import topology_svg
-from advisor.render.wording import GUIDE_TITLE, customer_text
+from advisor.render.wording import GUIDE_TITLE, customer, customer_text
 from advisor.render.xlsx import bom_xlsx
 from rules.models import Recommendation, WorkloadProfile
 
 FORBIDDEN = ("seed", "Seed", ".yaml", "knowledge/", "rules/")
+# a path to a file of ours ("rules/facts.yaml", "/work/x/advisor/quote.py"), not a link's
+# path (every "/" of a URL follows a "/" or a ":")
+FILE_PATH = re.compile(r"(?<![\w/:.-])(?:/?[\w.-]+/)+[\w.-]+\.(?:py|ya?ml|json|db|npz|toml|csv|md)\b")
 
 DESIGNS = {
     "H100 InfiniBand": {"workload": "training", "gpu_count": 128, "gpu_model": "H100", "model_params_b": 70},
@@ -51,6 +61,20 @@ def xlsx_text(rec: Recommendation) -> str:
     )
 
 
+def pdf_text(rec: Recommendation) -> str:
+    return "\n".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(report_pdf(rec))).pages)
+
+
+def cabling_text(rec: Recommendation) -> str:
+    build = cabling_build(rec)
+    return "".join(cabling_csv(build)) if build is not None else ""
+
+
+def widget_payload(rec: Recommendation) -> str:
+    """What bot/actions/output.py sends the web widget to draw its card from."""
+    return customer(rec).model_dump_json(exclude={"bill_of_materials"})
+
+
 RENDERERS = {
     "markdown": lambda rec: "\n".join(
         [markdown.recommendation_markdown(rec), markdown.why_markdown(rec), markdown.compare_markdown(rec)]
@@ -58,9 +82,12 @@ RENDERERS = {
     "slack": lambda rec: json.dumps(slack.recommendation_blocks(rec, "https://example.test/diagram.svg")),
     "svg": topology_svg,
     "report html": report_html,
+    "report pdf": pdf_text,
     "csv": bom_csv,
     "xlsx": xlsx_text,
     "cli text": terminal_text,
+    "cabling csv": cabling_text,
+    "widget card": widget_payload,
 }
 
 
@@ -79,7 +106,7 @@ def test_the_internal_sources_are_there_to_be_rewritten(designs: dict[str, Recom
 def test_no_renderer_shows_a_customer_our_internal_names(designs: dict[str, Recommendation], renderer: str) -> None:
     for name, rec in designs.items():
         text = RENDERERS[renderer](rec)
-        found = [word for word in FORBIDDEN if word in text]
+        found = [word for word in FORBIDDEN if word in text] + FILE_PATH.findall(text)
         assert not found, f"{renderer} of {name} shows {found}: ...{text[text.find(found[0]) - 80 :][:200]}..."
 
 

@@ -14,12 +14,15 @@ screenshot to var/screenshots/widget.png.
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import openpyxl
+import pypdf
 import pytest
 
 from advisor.render.wording import customer_text
@@ -291,7 +294,7 @@ def test_plain_requests_after_a_design_and_its_quick_replies(page, stack: Stack)
     """The chat verbs (advisor.verbs, decided by the understanding /v1/ask uses): a quick
     reply asks for the bill of materials, whose lines and files come back; "how many
     racks?" counts racks, not servers; a PDF is a link to the report; 800G on H100 is
-    refused with why and which platform can."""
+    refused with why and which platform can, 200G applied."""
     say(page, "We will train a 70B model on 128 H100s")
     rec = stored(stack, wait_for_cards(page, 1))
     next_steps = page.locator(".quick-replies").last
@@ -322,6 +325,80 @@ def test_plain_requests_after_a_design_and_its_quick_replies(page, stack: Stack)
     expect(refused).to_contain_text("ConnectX-7 NICs run at most 400 Gb/s")
     expect(refused).to_contain_text("GB300 NVL72 (ConnectX-8)")
     expect(cards(page)).to_have_count(1)  # the design stays
+
+    # a speed the NICs do run is applied: a new design at 200G (HDR InfiniBand)
+    say(page, "what if we use 200G links?")
+    slower = stored(stack, wait_for_cards(page, 2))
+    assert slower["profile"]["link_gbps"] == 200 and slower["fabric"]["link_gbps"] == 200
+    expect(cards(page).nth(1).locator(".card__title")).to_contain_text("HDR")
+
+
+def fetch_file(page, link, name: str) -> bytes:
+    """The file a link in the chat points at, fetched by the browser's own context (its
+    cookies and origin), as a download with the design's id in its name."""
+    href = link.get_attribute("href") or ""
+    response = page.request.get(href)
+    assert response.status == 200, f"{href}: {response.status}"
+    assert re.search(rf'attachment; filename="r_\w+-{re.escape(name)}"', response.headers["content-disposition"])
+    return response.body()
+
+
+def test_every_quick_reply_and_the_spreadsheet_and_pdf_they_link(page, stack: Stack) -> None:
+    """Each quick reply after a design, clicked (Download BOM is clicked above): the
+    printable report, whose PDF opens with the quote id, date and fabric; Compare; Why.
+    The spreadsheet asked for in words opens as a workbook with the design's parts."""
+    say(page, "We will train a 70B model on 128 H100s")
+    rec = stored(stack, wait_for_cards(page, 1))
+
+    say(page, "can I have the parts list as an Excel spreadsheet?")
+    files = bot_says(page, "Bill of materials:")
+    workbook = fetch_file(page, files.locator("a", has_text="Spreadsheet (XLSX"), "bom.xlsx")
+    book = openpyxl.load_workbook(io.BytesIO(workbook))
+    assert book.sheetnames == ["summary", "compute", "storage", "in_band", "out_of_band"]
+    summary = {row[0]: row[1:] for row in book["summary"].iter_rows(values_only=True) if row[0]}
+    assert summary["Fabric Advisor quote"][0] == "Q-" + rec["id"].removeprefix("r_").upper()
+    compute = [row[1] for row in book["compute"].iter_rows(min_row=2, values_only=True)]
+    assert {line["part_number"] for line in rec["bill_of_materials"] if line["fabric"] == "compute"} <= set(compute)
+
+    # the quick replies of the last design: typing the spreadsheet request answered them,
+    # so a what-if brings a new design and its quick replies
+    say(page, "what about 256 GPUs?")
+    second = stored(stack, wait_for_cards(page, 2))
+    page.locator(".quick-replies").last.get_by_role("button", name="Printable report").click()
+    expect(page.locator(".msg--user .bubble--user").last).to_have_text("Printable report")
+    report = bot_says(page, "Printable report:")
+    pdf = fetch_file(page, report.locator("a", has_text="Report (PDF)"), "report.pdf")
+    assert pdf.startswith(b"%PDF-")
+    text = " ".join(" ".join(sheet.extract_text() for sheet in pypdf.PdfReader(io.BytesIO(pdf)).pages).split())
+    assert "Q-" + second["id"].removeprefix("r_").upper() in text and second["quote"]["issued"] in text
+    assert second["fabric"]["name"] in text and "256" in text
+
+    say(page, "what about 512 GPUs?")
+    third = stored(stack, wait_for_cards(page, 3))
+    page.locator(".quick-replies").last.get_by_role("button", name="Compare").click()
+    compared = bot_says(page, "Fabrics compared")
+    expect(compared).to_contain_text(third["fabric"]["name"])
+    for alternative in third["alternatives"][:2]:
+        expect(compared).to_contain_text(alternative["name"])
+
+    say(page, "what about 1024 GPUs?")
+    fourth = stored(stack, wait_for_cards(page, 4))
+    page.locator(".quick-replies").last.get_by_role("button", name="Why").click()
+    bot_says(page, fourth["explanation"][0]["rule_id"])
+
+
+def test_the_handoff_form_offers_cancel_and_cancelling_sends_nothing(page, stack: Stack) -> None:
+    say(page, "I want to talk to an engineer")
+    bot_says(page, "network engineer")
+    page.locator(".quick-replies").last.get_by_role("button", name="Yes, please").click()
+    bot_says(page, "What is your name?")
+    page.locator(".quick-replies").last.get_by_role("button", name="Cancel").click()
+    expect(page.locator(".msg--user .bubble--user").last).to_have_text("Cancel")
+    bot_says(page, "OK, cancelled: no request was recorded and nothing was sent to an engineer")
+    expect(page.locator(".quick-replies")).to_have_count(0)
+    # the next message is a question again, not a name for the form
+    say(page, "what is PFC?")
+    bot_says(page, "Source:")
 
 
 def test_what_people_type_is_shown_as_text_never_as_html(page) -> None:

@@ -13,6 +13,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from advisor.models import Answer
+from advisor.render import headline
 from advisor.render.labels import labels
 from advisor.render.wording import customer
 from core import links
@@ -56,13 +57,7 @@ def escape_markdown(text: str) -> str:
 
 
 def workload_line(rec: Recommendation) -> str:
-    p = rec.profile
-    gpu = f"{escape_markdown(p.gpu_model)} " if p.gpu_model else ""
-    model = f", {p.model_params_b:g}B-parameter model" if p.model_params_b else ""
-    return (
-        f"{p.workload} on {p.gpu_count:,} {gpu}GPUs "
-        f"({p.node_count:,} server{'s' if p.node_count != 1 else ''} x {p.gpus_per_node} GPUs{model})"
-    )
+    return headline.workload_line(rec, escape_markdown)
 
 
 def servers_line(rec: Recommendation) -> str:

@@ -8,6 +8,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from advisor.render import headline
 from advisor.render.bom import CATEGORY_NAMES, FABRIC_NAMES, fabric_lines
 from advisor.render.markdown import (
     PORT_ROLES,
@@ -18,16 +19,18 @@ from advisor.render.markdown import (
     step_line,
     switches_line,
     topology_line,
-    workload_line,
 )
 from advisor.render.wording import customer
 from rules.models import Growth, Recommendation, Topology
 
 
-def recommendation_view(rec: Recommendation, diagram_url: str | None = None) -> Group:
+def recommendation_view(rec: Recommendation, diagram_url: str | None = None, *, titled: bool = True) -> Group:
+    """The design as the CLI shows it; titled=False leaves out its first line
+    (headline.title), which the CLI prints before loading rich."""
     rec = customer(rec)
     f, t, perf = rec.fabric, rec.topology, rec.performance
-    summary = Table(title=f"Fabric Advisor: {workload_line(rec)}", show_header=False, title_justify="left")
+    title = Text(headline.title(rec), style="table.title") if titled else None  # a "[" typed is no markup
+    summary = Table(title=title, show_header=False, title_justify="left")
     summary.add_column(style="bold")
     summary.add_column(overflow="fold")
     summary.add_row("Fabric", f.name + (f" on {f.switch_model}" if f.switch_model else ""))

@@ -5,6 +5,14 @@ function behind POST /v1/handoffs) with the design on the table, the conversatio
 the details given so far, and says what happened: sent by which channels, or recorded
 but not sent. Contact details stay in the slots for the rest of the conversation; the
 message is asked afresh for each handoff.
+
+Every question of the form carries a Cancel quick reply, and "cancel", "never mind",
+"stop" (CANCEL; a plain "no" to a contact question too) typed instead of an answer leave
+the form: the validation ends it with the answer dropped and `handoff_message` set to
+CANCELLED, so `action_handoff`, which the rules run when the form ends, records and sends
+nothing and says so. This is decided here rather than by an intent: Rasa runs an active
+form before any rule, and the NLU's `deny` ("no", "never mind") at the last question
+means "nothing to add" rather than "cancel".
 """
 
 from __future__ import annotations
@@ -28,6 +36,29 @@ NO_MESSAGE = "(nothing to add)"
 NOTHING = frozenset({"nothing", "no", "none", "skip", "no thanks", "nope", "n/a", "-", "nothing else"})
 LONGEST_DETAIL = 200
 
+#: handoff_message when the person left the form: action_handoff sends nothing
+CANCELLED = "(handoff cancelled)"
+#: the quick reply under every question of the form; its payload is read as typed
+CANCEL_BUTTON = {"title": "Cancel", "payload": "cancel"}
+#: an answer that leaves the form ("cancel", "no, never mind", "stop asking", "forget it")
+CANCEL = re.compile(
+    r"(?:(?:no|oh|ok|okay|actually|sorry|um|hmm) )*(?:please )?"
+    r"(?:cancel|stop|never ?mind|forget (?:it|about it|that|this)|abort|quit|exit|"
+    r"(?:i )?(?:ve )?changed my mind|don ?t (?:bother|send (?:it|anything|that))|do not send(?: it| anything)?)"
+    r"(?: (?:it|that|this|the handoff|the request|asking|please|thanks|thank you|then|now))*"
+)
+#: a plain refusal, which leaves the form when a contact detail is asked (at the message
+#: question "no" means nothing to add)
+REFUSAL = frozenset(
+    {"no", "nope", "nah", "no thanks", "no thank you", "rather not", "i d rather not", "i would rather not"}
+)
+
+
+def cancels(answer: str, asked: str | None) -> bool:
+    """True when answer, given to the form's question about asked, means leave the form."""
+    words = " ".join(re.sub(r"[^a-z0-9]+", " ", answer.lower()).split())  # "Don't!" -> "don t"
+    return bool(CANCEL.fullmatch(words)) or (asked != "handoff_message" and words in REFUSAL)
+
 
 class ValidateHandoffForm(FormValidationAction):
     """`validate_handoff_form`: asks the form's questions, asks again for a malformed
@@ -36,6 +67,16 @@ class ValidateHandoffForm(FormValidationAction):
     def name(self) -> str:
         return "validate_handoff_form"
 
+    async def run(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        """Leave the form on a cancel (CANCEL) given instead of an answer, else validate."""
+        asked = tracker.get_slot(REQUESTED_SLOT)
+        answering = bool(asked) and tracker.active_loop.get("name") == self.form_name() and not _answered(tracker)
+        if answering and cancels(profile.latest_text(tracker), asked):
+            # the answer Rasa took for the slot is dropped; action_handoff says it was cancelled
+            return [SlotSet(asked, None), SlotSet("handoff_message", CANCELLED), SlotSet(REQUESTED_SLOT, None)]
+        events: list[EventType] = await super().run(dispatcher, tracker, domain)
+        return events
+
     async def next_requested_slot(
         self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
     ) -> EventType | None:
@@ -43,7 +84,7 @@ class ValidateHandoffForm(FormValidationAction):
         does, or end the form when none is missing."""
         missing = [slot for slot in self.domain_slots(domain) if tracker.slots.get(slot) is None]
         if missing:
-            output.say(dispatcher, tracker, replies.text(f"handoff_ask_{missing[0]}"))
+            output.say(dispatcher, tracker, replies.text(f"handoff_ask_{missing[0]}"), buttons=[CANCEL_BUTTON])
         return SlotSet(REQUESTED_SLOT, missing[0] if missing else None)
 
     def validate_contact_email(
@@ -76,6 +117,21 @@ class ValidateHandoffForm(FormValidationAction):
         return {"handoff_message": text[: handoff.MAX_MESSAGE_CHARS]}
 
 
+#: the actions of a turn that do not answer the message (Rasa runs the form before this
+#: validation, so the form itself is among them)
+_FORM_TURN = frozenset(
+    {"action_listen", "action_extract_slots", "action_validate_slot_mappings", "handoff_form", "validate_handoff_form"}
+)
+
+
+def _answered(tracker: Tracker) -> bool:
+    """True when an action has answered the latest message already (the form is resuming)."""
+    return any(
+        event.get("event") == "action" and event.get("name") not in _FORM_TURN
+        for event in profile.events_this_turn(tracker)
+    )
+
+
 def request_from(tracker: Tracker) -> handoff.HandoffRequest:
     """The handoff the conversation asks for: contact details, message, design, details."""
     message = str(tracker.get_slot("handoff_message") or "")
@@ -100,6 +156,9 @@ class ActionHandoff(AdvisorAction):
         return "action_handoff"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        if tracker.get_slot("handoff_message") == CANCELLED:  # the person left the form
+            output.say(dispatcher, tracker, replies.text("handoff_cancelled"))
+            return [SlotSet("handoff_message", None)]
         request = request_from(tracker)
         try:
             try:
