@@ -21,9 +21,10 @@ from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from spacy.attrs import LOWER
 from spacy.language import Language
 from spacy.matcher import Matcher, PhraseMatcher
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from extraction.resources import compile_pattern, load
@@ -38,15 +39,6 @@ GROUPS: tuple[Group, ...] = ("sizing", "knowledge", "deictic", "reported", "side
 DESIGN = "design:"
 #: most alternatives a plain-word pattern may expand to before it goes to the Matcher instead
 _MAX_PHRASES = 64
-
-#: token attributes the patterns may use besides spaCy's own: the first letter is A-Z
-#: ("Meta", not "xAI"), and the letters a word starts with ("gpt-4o" -> "gpt", "llama3.1" -> "llama")
-for _name, _getter in (
-    ("fa_capitalised", lambda token: "A" <= token.text[:1] <= "Z"),
-    ("fa_letters", lambda token: "".join(itertools.takewhile(str.isalpha, token.lower_))),
-):
-    if not Token.has_extension(_name):
-        Token.set_extension(_name, getter=_getter)
 
 
 class CuesFileError(DataFileError):
@@ -69,6 +61,10 @@ class CueEntry(BaseModel):
         default_factory=list, description="Patterns of which one must start right after it (not part of the cue)."
     )
     not_followed_by: list[PatternSource] = Field(default_factory=list, description="Patterns that cancel it.")
+    capitalised: bool = Field(default=False, description='Its first word starts with a capital A-Z ("Meta").')
+    starts_with: list[str] = Field(
+        default_factory=list, description='Its first word starts with one of these ("gpt" for "gpt-4o", "GPT4").'
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -96,6 +92,8 @@ class CuePattern:
     at: str | None
     followed_by: tuple[list[dict[str, Any]], ...]
     not_followed_by: tuple[list[dict[str, Any]], ...]
+    capitalised: bool
+    starts_with: tuple[str, ...]
     phrases: tuple[tuple[str, ...], ...]  # the word sequences it matches, when plain words only
 
 
@@ -136,7 +134,10 @@ def check_cues(data: Any, source: str = "cues.yaml") -> CueSet:
                     probe.add(f"probe{key}", [checked])
             except ValueError as exc:  # spaCy's MatchPatternError is a ValueError too
                 raise CuesFileError(f"{where}: {str(exc).strip()}") from exc
-            patterns.append(CuePattern(label, tokens, entry.at, before, after, _phrases(tokens)))
+            starts = tuple(word.lower() for word in entry.starts_with)
+            patterns.append(
+                CuePattern(label, tokens, entry.at, before, after, entry.capitalised, starts, _phrases(tokens))
+            )
     return CueSet(patterns=tuple(patterns), topics=tuple(spec.design))
 
 
@@ -192,17 +193,22 @@ def make_cue_finder(nlp: Language, name: str) -> CueFinder:
 class CueFinder:
     """Finds every cue of data/cues.yaml in a document and keeps them in `doc.user_data[CUES]`.
 
-    Patterns of plain words go to one PhraseMatcher (a trie over lower-case words), the
-    others to one Matcher; `followed_by`/`not_followed_by` patterns to a third, whose
-    matches are looked up where a cue ends."""
+    Patterns of plain words go to one PhraseMatcher (a trie over lower-case words). Each
+    other pattern has its own Matcher, run only when the document has, for every required
+    token of the pattern matched on lower case, one of its words (as extraction.matching
+    gates its rules): spaCy's
+    Matcher tries every pattern at every token, and patterns that open on any word ("NAME
+    ran") would otherwise cost more than the rest of the pipeline. `followed_by` and
+    `not_followed_by` patterns are run only for a cue found. `capitalised` and
+    `starts_with` are checked on a match's first word after matching: a custom token
+    attribute in a pattern would be computed for every token of every message."""
 
     def __init__(self, vocab: Vocab, cues: CueSet) -> None:
         self.phrases = PhraseMatcher(vocab, attr="LOWER")
-        self.tokens = Matcher(vocab)
-        self.after = Matcher(vocab)
+        self.gated: list[tuple[tuple[frozenset[str], ...], Matcher]] = []
         self.by_key: dict[int, CuePattern] = {}
-        #: key of a (not-)followed-by pattern -> its cue's key, and whether the cue needs it
-        self.after_keys: dict[int, tuple[int, bool]] = {}
+        #: a cue's key -> Matchers of what must follow it, and of what must not
+        self.after: dict[int, tuple[Matcher | None, Matcher | None]] = {}
         for index, cue in enumerate(cues.patterns):
             name = f"cue{index}"
             key = vocab.strings.add(name)
@@ -210,22 +216,37 @@ class CueFinder:
             if cue.phrases:
                 self.phrases.add(name, [Doc(vocab, words=list(words)) for words in cue.phrases])
             else:
-                self.tokens.add(name, [cue.tokens])
-            for needed, others in ((True, cue.followed_by), (False, cue.not_followed_by)):
-                for number, other in enumerate(others):
-                    after_name = f"{name}.{'then' if needed else 'not'}{number}"
-                    self.after.add(after_name, [other])
-                    self.after_keys[vocab.strings.add(after_name)] = (key, needed)
+                matcher = Matcher(vocab)
+                matcher.add(name, [cue.tokens])
+                self.gated.append((_gates(cue.tokens), matcher))
+            if cue.followed_by or cue.not_followed_by:
+                self.after[key] = (_matcher(vocab, name, cue.followed_by), _matcher(vocab, name, cue.not_followed_by))
 
     def __call__(self, doc: Doc) -> Doc:
-        found = [*self.phrases(doc), *self.tokens(doc)]
-        # what follows each position: (cue key, whether the cue needs it, token index)
-        following = {(*self.after_keys[key], start) for key, start, _ in self.after(doc)}
+        strings = doc.vocab.strings  # the words from the array of hashes: no Token object per word
+        words = {strings[lower] for lower in set(doc.to_array(LOWER).tolist())}
+        found = list(self.phrases(doc))
+        for gates, matcher in self.gated:
+            if all(not gate.isdisjoint(words) for gate in gates):
+                found.extend(matcher(doc))
+        starts: dict[int, tuple[set[int], set[int]]] = {}  # a cue's key -> where what follows it starts
         text = doc.text
         cues: dict[tuple[str, int, int], Cue] = {}
         for key, start, end in found:
             cue = self.by_key[key]
-            if (key, False, end) in following or (cue.followed_by and (key, True, end) not in following):
+            if key in self.after:
+                if key not in starts:
+                    starts[key] = tuple(  # type: ignore[assignment]
+                        {begin for _, begin, _ in matcher(doc)} if matcher is not None else set()
+                        for matcher in self.after[key]
+                    )
+                wanted, unwanted = starts[key]
+                if end in unwanted or (cue.followed_by and end not in wanted):
+                    continue
+            word = doc[start].text
+            if (cue.capitalised and not "A" <= word[:1] <= "Z") or (
+                cue.starts_with and not word.lower().startswith(cue.starts_with)
+            ):
                 continue
             first, last = doc[start].idx, doc[end - 1].idx + len(doc[end - 1].text)
             if _inside_word(text, first - 1) or _inside_word(text, last):
@@ -233,6 +254,30 @@ class CueFinder:
             cues.setdefault((cue.label, first, last), Cue(cue.label, first, last, cue.at))
         doc.user_data[CUES] = tuple(sorted(cues.values(), key=lambda cue: (cue.start, cue.end)))
         return doc
+
+
+def _matcher(vocab: Vocab, name: str, patterns: tuple[list[dict[str, Any]], ...]) -> Matcher | None:
+    if not patterns:
+        return None
+    matcher = Matcher(vocab)
+    matcher.add(name, list(patterns))
+    return matcher
+
+
+def _gates(tokens: list[dict[str, Any]]) -> tuple[frozenset[str], ...]:
+    """Per required token matched on lower case, the words of which a document must have
+    one for the pattern to match ("how many WORD{,4} racks": how, many, racks)."""
+    gates: list[frozenset[str]] = []
+    for token in tokens:
+        op = str(token.get("OP", ""))
+        if op in ("?", "*", "!") or op.startswith(("{,", "{0")):
+            continue
+        value = token.get("LOWER")
+        if isinstance(value, str):
+            gates.append(frozenset([value]))
+        elif isinstance(value, dict) and set(value) == {"IN"}:
+            gates.append(frozenset(str(word) for word in value["IN"]))
+    return tuple(gates)
 
 
 def _inside_word(text: str, index: int) -> bool:

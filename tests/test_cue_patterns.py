@@ -125,6 +125,8 @@ def test_the_cues_come_from_the_extraction_run_over_the_message() -> None:
         ("is it true Meta ran its fabric without DCQCN?", "reported", True),
         ("128 B300 GPUs used for training", "reported", False),
         ("was GPT-4 trained on InfiniBand?", "reported", True),
+        ("Llama-3 405B was trained on 16K H100s", "reported", True),  # `starts_with: [llama, ...]`
+        ("the model was trained on 16K H100s", "reported", False),
         ("xAI's 100k-GPU Colossus cluster", "reported", True),
         ("What's the cluster", "reported", False),
         # a fabric entity's words are still words ("infiniband fabric" is one entity)
