@@ -152,7 +152,7 @@ def design_answer(
 ) -> str:
     """The answer to a question about the design on the table, led by the design it is
     about (or by `lead`, for a design sized for a question); one part per topic asked
-    (advisor/cues.yaml `design`)."""
+    (extraction/data/cues.yaml `design`)."""
     fam = family(rec.fabric.technology)
     lines: list[str] = []
     for topic in dict.fromkeys(topics):

@@ -24,7 +24,7 @@ from extraction import extract
 from knowledge.search import CALCULATION, SIZED, Entry
 from rules.models import ProfileDraft, Recommendation
 
-#: design topics a count question can ask of a named cluster (advisor/cues.yaml `design`)
+#: design topics a count question can ask of a named cluster (extraction/data/cues.yaml `design`)
 COUNTED_TOPICS = ("servers", "racks", "switches", "nics", "ports", "cables", "topology", "power", "allreduce")
 #: the workload assumed when a count question names none: the counts of a fabric are the
 #: training fabric's (inference may need no scale-out fabric at all, which the reply says)

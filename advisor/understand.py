@@ -11,7 +11,7 @@ rule-engine condition over boolean facts computed once per message (`message_fac
 and the first that holds decides; its name is returned as `decided_by`. In short:
 
 1. Once a design is shown, a message asking about one of its figures or settings
-   (advisor/cues.yaml `design`: "price?", "what MTU do we set", "why not Dragonfly+?") is
+   (extraction/data/cues.yaml `design`: "price?", "what MTU do we set", "why not Dragonfly+?") is
    about that design, unless it gives a new GPU or server count (a what-if). A fabric,
    workload or training plan ("and with PP 4?") stated after it is a what-if too.
 2. A relative resize ("double it") or a GPU/server count, model size or budget is a
@@ -41,9 +41,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.models import Change
+from extraction.cues import Cues, cues_of
 from rules.models import ProfileDraft
 
-CUES_FILE = Path(__file__).with_name("cues.yaml")
 DECISIONS_FILE = Path(__file__).with_name("decisions.yaml")
 SIZE_FIELDS = ("gpu_count", "node_count", "model_params_b", "budget_usd", "network_budget_usd")
 COUNT_FIELDS = ("gpu_count", "node_count")
@@ -74,52 +74,34 @@ class Understanding(BaseModel):
     changed: str = Field(default="", description='The line that says it: "Changed: GPUs 128 -> 256."')
 
 
-@cache
-def _cue_file() -> dict[str, Any]:
-    cues: dict[str, Any] = yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
-    return cues
-
-
-def _pattern(phrases: list[str]) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])(?:" + "|".join(phrases) + r")(?![\w-])", re.I)
-
-
-@cache
-def _cues() -> dict[str, re.Pattern[str]]:
-    return {
-        name: _pattern(_cue_file()[name]) for name in ("sizing", "knowledge", "deictic", "reported", "side", "change")
-    }
-
-
-@cache
-def _design_cues() -> dict[str, re.Pattern[str]]:
-    return {topic: _pattern(phrases) for topic, phrases in _cue_file()["design"].items()}
-
-
 def design_topics(question: str) -> list[str]:
     """The figures of a recommendation a question asks for ("how many switches is that?"
-    -> ["switches"]), in the order of advisor/cues.yaml; empty for anything else."""
-    return [topic for topic, pattern in _design_cues().items() if pattern.search(question)]
+    -> ["switches"]), in the order of extraction/data/cues.yaml; empty for anything else."""
+    return cues_of(question).topics()
 
 
 def is_question(text: str) -> bool:
     """It asks something (a question word or a question mark), rather than tells."""
-    return bool(_cues()["knowledge"].search(text)) or text.rstrip().endswith("?")
+    return _asks(cues_of(text), 0, len(text))
+
+
+def _asks(cues: Cues, start: int, end: int) -> bool:
+    return cues.has("knowledge", start, end) or cues.text[start:end].rstrip().endswith("?")
 
 
 def asks_about_reported_figures(text: str) -> bool:
     """ "what % would IB be at the guide's numbers?", "did Meta's 24K-GPU cluster use
     DCQCN?": a question about figures or a cluster that are not the customer's."""
-    return bool(_cues()["reported"].search(text))
+    return cues_of(text).has("reported")
 
 
 def asks_for_design(text: str) -> bool:
-    return bool(_cues()["sizing"].search(text))
+    return cues_of(text).has("sizing")
 
 
 def about_shown_design(text: str) -> bool:
     """It points at the design on the table ("it", "our", "the network") or is short."""
-    return bool(_cues()["deictic"].search(text)) or len(text.split()) <= SHORT_FOLLOW_UP_WORDS
+    return cues_of(text).has("deictic") or len(text.split()) <= SHORT_FOLLOW_UP_WORDS
 
 
 # `(?:(?<!\s)\s+)?`: a break's leading spaces are taken from the start of their run only
@@ -134,35 +116,69 @@ _CLAUSE_BREAK = re.compile(
 
 def clauses(text: str) -> list[str]:
     """The sentences and question clauses of a message."""
-    return [part.strip(" ,-") for part in _CLAUSE_BREAK.split(text) if part and part.strip(" ,-")]
+    return [text[start:end] for start, end in _clause_spans(text)]
+
+
+def _clause_spans(text: str) -> list[tuple[int, int]]:
+    """Where each clause of `clauses` is in the text (start, end), stripped of " ,-"."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for found in _CLAUSE_BREAK.finditer(text):
+        spans.append((start, found.start()))
+        start = found.end()
+    spans.append((start, len(text)))
+    return [span for span in (_stripped(text, start, end, " ,-") for start, end in spans) if span[0] < span[1]]
+
+
+def _stripped(text: str, start: int, end: int, chars: str) -> tuple[int, int]:
+    while start < end and text[start] in chars:
+        start += 1
+    while end > start and text[end - 1] in chars:
+        end -= 1
+    return start, end
 
 
 def side_question(text: str) -> str | None:
     """The question clause of a sizing request that asks something besides the design
     ("is dragonfly worth considering at this size?"), if there is one."""
-    parts = clauses(text)
-    for index, part in enumerate(parts):
-        asks = is_question(part) or bool(_WH_START.match(_LEADING_JOINER.sub("", part)))  # "..., what pfc settings"
-        if index and asks and (design_topics(part) or not asks_for_design(part)) and not _gives_a_count(part):
-            return _LEADING_JOINER.sub("", " ".join(parts[index:]))
-        asked = _cues()["side"].search(part)
-        if asked and (index or asked.start()) and not _gives_a_count(part[asked.start() :]):
-            return " ".join([part[asked.start() :], *parts[index + 1 :]])
-    if len(parts) < 2:
-        return _listed_question(text)
-    first = parts[0]
-    if is_question(first) and not asks_for_design(first) and not _gives_a_count(first):
-        return first
-    return _listed_question(text)
+    cues = cues_of(text)
+    text = cues.text
+    spans = _clause_spans(text)
+    for index, (start, end) in enumerate(spans):
+        part = text[start:end]
+        # a question, or a clause that opens with a question word ("..., what pfc settings")
+        asks = _asks(cues, start, end) or bool(_WH_START.match(_LEADING_JOINER.sub("", part)))
+        if (
+            index
+            and asks
+            and (cues.topics(start, end) or not cues.has("sizing", start, end))
+            and not _gives_a_count(part)
+        ):
+            return _LEADING_JOINER.sub("", " ".join(text[a:b] for a, b in spans[index:]))
+        asked = cues.first("side", start, end)
+        if asked is not None and (index or asked > start) and not _gives_a_count(text[asked:end]):
+            return " ".join([text[asked:end], *(text[a:b] for a, b in spans[index + 1 :])])
+    if len(spans) < 2:
+        return _listed_question(cues)
+    start, end = spans[0]
+    if _asks(cues, start, end) and not cues.has("sizing", start, end) and not _gives_a_count(text[start:end]):
+        return text[start:end]
+    return _listed_question(cues)
 
 
-def _listed_question(text: str) -> str | None:
+def _listed_question(cues: Cues) -> str | None:
     """A question listed after the request's details, comma-separated: "20k h100 training,
     ib vs roce whats cheaper at that scale", "600 a100s training, hdr ib ok? budget tight"."""
-    parts = [part.strip() for part in text.split(",")]
-    for index, part in enumerate(parts[1:], start=1):
-        if (is_question(part) or "?" in part) and not asks_for_design(part) and not _gives_a_count(part):
-            return ", ".join(parts[index:])
+    text = cues.text
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for end in [index for index, char in enumerate(text) if char == ","] + [len(text)]:
+        spans.append(_stripped(text, start, end, " \t\n\r\f\v"))
+        start = end + 1
+    for index, (start, end) in enumerate(spans[1:], start=1):
+        part = text[start:end]
+        if (_asks(cues, start, end) or "?" in part) and not cues.has("sizing", start, end) and not _gives_a_count(part):
+            return ", ".join(text[a:b] for a, b in spans[index:])
     return None
 
 
@@ -302,7 +318,7 @@ def message_facts(
         "names_topics": bool(topics),
         "points_at_design": about_shown_design(question),
         "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
-        or (found.gpu_model is not None and bool(_cues()["change"].search(question))),
+        or (found.gpu_model is not None and cues_of(question).has("change")),
         "asks_only_about": asks_only_about(question),
         "asks_for_design": asks_for_design(question),
         "calculated": calculated,
@@ -381,9 +397,6 @@ def understand(
     )
 
 
-_ABOUT = re.compile(r"^\s*(?:what|how)\s+(?:is|are|does|do)\b|\b(?:explain|define|meaning\s+of)\b", re.I)
-
-
 def asks_only_about(text: str) -> bool:
     """ "what is RoCE?", "explain InfiniBand": asks what a fabric is, changes nothing."""
-    return bool(_ABOUT.search(text))
+    return cues_of(text).has("about")

@@ -1,6 +1,6 @@
 """Plain requests about the design on the table, answered from it: its bill of materials
 (with the CSV and Excel files), its printable report (PDF), its racks, and a link speed
-the servers cannot run. Which words ask for which is data (advisor/cues.yaml `design`:
+the servers cannot run. Which words ask for which is data (extraction/data/cues.yaml `design`:
 `bom`, `report`, `racks`), decided by the one understanding (advisor.understand), so the
 chat, `/v1/ask` and the CLI's `ask` answer the same words the same way; advisor.followup
 calls `design_lines` for these topics.
@@ -20,7 +20,7 @@ from core.settings import settings
 from rules.models import ProfileDraft, Racks, Recommendation
 from rules.servers import link_problem
 
-#: the design topics answered here (advisor/cues.yaml `design`)
+#: the design topics answered here (extraction/data/cues.yaml `design`)
 TOPICS = ("bom", "report", "racks")
 
 #: the next steps offered after a design: (button title, the words it sends)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
+from spacy.tokens import Doc
+
 from extraction.answers import lone_count
 from extraction.matching import read
 from extraction.models import Extraction
@@ -45,12 +47,25 @@ def extract(text: str, expecting: str | None = None, known_model: str | None = N
         return Extraction()
     try:
         text = bounded(text)
-        doc = nlp()(text.translate(_replacements()))
+        doc = analysed(text)
         readings = read(doc)
         return resolve(doc, readings + lone_count(doc, readings, expecting), text, known_model)
     except Exception:  # a question we cannot read must not break a conversation
         logger.exception("extraction failed on a %d-character text", len(text))
         return Extraction()
+
+
+def analysed(text: str) -> Doc:
+    """The pipeline's run over the part of `text` that is read, remembered for the last
+    texts: `extract`, `fabrics_named` and the cues advisor.understand reads
+    (extraction.cues.cues_of) share one run per message. Nothing changes a document after
+    the pipeline."""
+    return _run(bounded(text).translate(_replacements()))
+
+
+@lru_cache(maxsize=256)
+def _run(text: str) -> Doc:
+    return nlp()(text)
 
 
 @lru_cache(maxsize=1)
@@ -70,6 +85,6 @@ def fabrics_named(text: str) -> list[str]:
     whether or not it wants them: for questions about the alternatives."""
     if not isinstance(text, str) or not text.strip():
         return []
-    doc = nlp()(bounded(text).translate(_replacements()))
+    doc = analysed(text)
     found = [str(t._.get(VALUE)) for t in doc if t.ent_type_ in ("FABRIC_ETH", "FABRIC_IB")]
     return list(dict.fromkeys(found))

@@ -21,7 +21,7 @@ from spacy.language import Language
 from spacy.pipeline import EntityRuler
 from spacy.tokens import Doc, Span, Token
 
-from extraction import numerals  # noqa: F401 - registers the fabric_numbers factory
+from extraction import cues, numerals  # noqa: F401 - register the fabric_cues and fabric_numbers factories
 from extraction.numerals import NUMBER_VALUES
 from extraction.resources import compile_pattern, load
 from extraction.tokens import customise_tokenizer
@@ -45,6 +45,7 @@ def nlp() -> Language:
     ruler.add_patterns(entity_patterns(pipeline))
     pipeline.add_pipe("fabric_gpu_variants")
     pipeline.add_pipe("fabric_numbers")
+    pipeline.add_pipe("fabric_cues")
     pipeline.add_pipe("fabric_merge_entities")
     return pipeline
 
