@@ -96,8 +96,7 @@ class ValidateSizingForm(FormValidationAction):
     @staticmethod
     def _asks_instead(tracker: Tracker) -> bool:
         """The message that started the form asks a question (advisor.understand), not for a design."""
-        decision, _, _ = respond.understanding(tracker)
-        return decision.want != Want.sizing
+        return respond.turn(tracker).decision.want != Want.sizing
 
     @staticmethod
     def _explain_unusable_sizes(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:

@@ -22,8 +22,8 @@ from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import ValidationAction
 
 import extraction
-from advisor import corrections, understand, verbs
-from bot.actions import profile
+from advisor import understand
+from bot.actions import profile, respond
 
 logger = logging.getLogger(__name__)
 
@@ -37,16 +37,10 @@ class ValidateSlotMappings(ValidationAction):
             return []  # an intent payload ("/restart") carries no workload details
         current = profile.draft_from_slots(tracker.slots)
         try:
-            # the one merge the API takes too: a value taken back ("sorry, 256 not 128") replaced
-            revision = corrections.revise(
-                text,
-                current if current.model_dump(exclude_none=True) else None,
-                expecting=expected_count(tracker),
-                shown=bool(tracker.get_slot(profile.RECOMMENDATION_SLOT)),
-            )
-            merged = revision.merged
-            if verbs.link_refusal(revision.extraction.profile, merged):  # "800G" on H100: refused, never kept
-                merged = merged.model_copy(update={"link_gbps": current.link_gbps})
+            # the service's one decision on the message (bot.actions.respond.turn), kept for
+            # the turn's reply: the merge the API takes too, a value taken back ("sorry, 256
+            # not 128") replaced, a link speed the servers cannot run ("800G" on H100) left out
+            merged = respond.turn(tracker).profile
         except Exception:  # a detail we cannot use must not break the turn
             logger.exception("could not extract workload details from %r", text)
             return []
@@ -65,7 +59,11 @@ _PICKS_ONE = re.compile(r"\b(?:which|that|this|the|each|every|any)\s+one\b", re.
 def refused_a_size(tracker: Tracker) -> bool:
     """The user's previous message gave a size that could not be used (out of range)."""
     texts = [e.get("text") or "" for e in tracker.events if e.get("event") == "user"]
-    return len(texts) >= 2 and bool(extraction.extract(texts[-2]).rejected)
+    if len(texts) < 2:
+        return False
+    earlier = respond.kept_turn(tracker, back=1)  # as decided then, not read again
+    found = earlier.extraction if earlier is not None else extraction.extract(texts[-2])
+    return bool(found.rejected)
 
 
 def expected_count(tracker: Tracker) -> str | None:
