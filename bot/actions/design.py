@@ -37,17 +37,6 @@ def recommendation_for_question(tracker: Tracker) -> Recommendation | None:
     return shown_recommendation(tracker) or recommend_from_slots(tracker)
 
 
-def explain_unusable(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
-    """Say why a detail the latest message gave is not used ("0 GPUs", a GPU we have no
-    data for), rather than asking for it again or sizing without a word: as the turn's
-    one decision (bot.actions.respond.turn) found it."""
-    from bot.actions import respond  # respond shows designs through this module
-
-    unusable = respond.turn(tracker).unusable
-    if unusable:
-        output.say(dispatcher, tracker, unusable)
-
-
 def ask_for_missing(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
     missing = profile.draft_from_slots(tracker.slots).missing()
     output.say(dispatcher, tracker, markdown.clarification_markdown(missing))

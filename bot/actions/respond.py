@@ -21,6 +21,7 @@ decision needs.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 from threading import Lock
@@ -31,13 +32,14 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 
+import extraction
 from advisor import context as dialogue
-from advisor import service
+from advisor import service, understand
 from advisor.followup import TOPOLOGY_WORDS
 from advisor.models import AskKind, DialogueContext
 from advisor.render import markdown
 from advisor.understand import Want
-from bot.actions import design, output, profile, slots
+from bot.actions import design, output, profile
 from rules.models import ProfileDraft, Recommendation
 
 #: the slot that carries what the last answer was about (advisor.models.DialogueContext)
@@ -136,7 +138,7 @@ def turn(tracker: Tracker) -> service.Turn:
         before,
         design.shown_recommendation(tracker),
         dialogue_context(tracker),
-        expecting=slots.expected_count(tracker),
+        expecting=expected_count(tracker),
     )
     with _turns_lock:
         _turns[key] = decided
@@ -235,3 +237,43 @@ def size(
     if side:
         output.say(dispatcher, tracker, side)
     return events
+
+
+# intents with which a bare number after a recommendation changes its GPU count
+# ("what about 1024?", "sorry, I meant 256", "no, 512")
+_CORRECTIONS = frozenset({"what_if", "inform", "ask_recommendation", "deny", "out_of_scope", "nlu_fallback"})
+
+
+# "which one does our design use?": "one" picks a thing, it is no count
+_PICKS_ONE = re.compile(r"\b(?:which|that|this|the|each|every|any)\s+one\b", re.I)
+
+
+def refused_a_size(tracker: Tracker) -> bool:
+    """The user's previous message gave a size that could not be used (out of range)."""
+    texts = [e.get("text") or "" for e in tracker.events if e.get("event") == "user"]
+    if len(texts) < 2:
+        return False
+    earlier = kept_turn(tracker, back=1)  # as decided then, not read again
+    found = earlier.extraction if earlier is not None else extraction.extract(texts[-2])
+    return bool(found.rejected)
+
+
+def expected_count(tracker: Tracker) -> str | None:
+    """The count a bare number in this message answers: the one the sizing form asked
+    for (or, while the form runs without a size, the GPU count), else, once a
+    recommendation was shown, its GPU count."""
+    requested: str | None = tracker.get_slot("requested_slot")
+    if tracker.active_loop_name == "sizing_form":
+        if requested in profile.SIZE_SLOTS:
+            return requested
+        draft = profile.draft_from_slots(tracker.slots)
+        if draft.gpu_count is None and draft.node_count is None:
+            return "gpu_count"  # asked for the workload, told "256, training": the size is still missing
+    text = profile.latest_text(tracker)
+    if _PICKS_ONE.search(text) or (understand.design_topics(text) and not any(c.isdigit() for c in text)):
+        return None  # "how long does one gradient sync take?" asks about the design
+    if refused_a_size(tracker):  # "3,000,000 GPUs" was refused: "sorry, 3000" corrects it
+        return "gpu_count"
+    if tracker.get_slot(profile.RECOMMENDATION_SLOT) and profile.latest_intent(tracker) in _CORRECTIONS:
+        return "gpu_count"
+    return None
