@@ -11,14 +11,16 @@ action server and the CLI can call either.
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from pydantic import ValidationError
 
 import knowledge
 from advisor import context as dialogue_context
 from advisor import corrections, dialogue, followup, stated, store, understand, verbs
-from advisor.models import Answer, AskKind, AskResult, DialogueContext, RelatedEntry
+from advisor.models import Answer, AskKind, AskResult, Change, DialogueContext, RelatedEntry
 from advisor.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.render import markdown
 from advisor.understand import Understanding, Want
@@ -30,10 +32,12 @@ from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 
 __all__ = [
+    "Turn",
     "alternative",
     "answer",
     "ask",
     "complete_profile",
+    "decide",
     "design_reply",
     "expand",
     "follow_up_answer",
@@ -244,95 +248,173 @@ def _ask(
     # the design on the table: the one named, else the one the context carries ("what connects them?")
     recommendation_id = recommendation_id or dialogue_context.shown_design(context)
     shown = get_recommendation(recommendation_id) if recommendation_id else None
-    said = dialogue_context.after_design(question, shown)
     # after a design, a bare number is its new GPU count ("and at 512?"), as in the chat
-    decision, extraction, merged = understand_message(question, profile, shown, "gpu_count" if shown else None)
+    return decide(question, profile, shown, context, expecting="gpu_count" if shown else None).result()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message, decided once: what it wants and everything a reply is made of. `ask`
+    (the API, the CLI) renders it as one markdown reply (`result`); the chat
+    (bot/actions/respond.py) renders the same parts on its channel (a Slack message, the
+    widget's card), so the two cannot disagree on what a message gets."""
+
+    question: str
+    kind: AskKind
+    decision: Understanding
+    extraction: Extraction
+    #: what earlier turns established, merged with this message (a refused link speed left out)
+    profile: ProfileDraft
+    #: the design on the table before this message
+    shown: Recommendation | None = None
+    #: a new design (kind recommendation) or the one a design answer is about
+    recommendation: Recommendation | None = None
+    #: the knowledge answer (kind answer), and the search score of its entry
+    answer: Answer | None = None
+    relevance: float = 0.0
+    #: the answer from a design ("what MTU do we set?", "and the sync time at 512?")
+    design_answer: str = ""
+    #: the answer to a question asked inside a sizing request, and its markdown
+    side: Answer | None = None
+    side_text: str = ""
+    #: why a link speed is not applied ("800G" on H100), why a detail is not used ("0 GPUs")
+    refused: str = ""
+    unusable: str = ""
+    #: why the details do not fit together (kind clarification with nothing missing)
+    invalid: str = ""
+    context: DialogueContext = field(default_factory=DialogueContext)
+
+    @property
+    def missing(self) -> list[str]:
+        return self.profile.missing()
+
+    @property
+    def changes(self) -> list[Change]:
+        """What a correction changed ("sorry, 256 not 128": GPUs 128 -> 256)."""
+        return self.decision.changes or []
+
+    @property
+    def changed(self) -> str:
+        """ "Changed: GPUs 128 -> 256.", or ""."""
+        return self.decision.changed
+
+    def result(self) -> AskResult:
+        """The turn as the API's answer: one markdown reply."""
+        common: dict[str, Any] = {
+            "kind": self.kind,
+            "decided_by": self.decision.decided_by,
+            "profile": self.profile,
+            "missing": self.missing,
+            "context": self.context,
+        }
+        if self.kind == AskKind.design_answer:
+            return AskResult(
+                **common,
+                recommendation=self.recommendation,
+                reply=self.design_answer,
+                quick_replies=list(verbs.QUICK_REPLIES),
+            )
+        if self.kind == AskKind.answer:
+            assert self.answer is not None
+            return AskResult(**common, answer=self.answer, reply=markdown.answer_markdown(self.answer))
+        if self.kind == AskKind.clarification:
+            if self.invalid:
+                return AskResult(**{**common, "missing": []}, reply=self.invalid)
+            parts = [self.unusable, self.changed, markdown.clarification_markdown(self.missing), self.side_text]
+            return AskResult(**common, answer=self.side, reply="\n\n".join(filter(None, parts)), changed=self.changes)
+        rec = self.recommendation
+        assert rec is not None
+        summary = markdown.recommendation_markdown(rec)
+        if self.design_answer:  # "and the sync time at 512?"
+            summary = self.design_answer + "\n\n" + summary
+        elif self.shown is not None and self.shown.id != rec.id:  # a what-if or a correction: lead with what changed
+            summary = markdown.what_changed_markdown(self.shown, rec) + "\n\n" + summary
+        parts = [self.refused, self.unusable, self.changed, summary, self.side_text]
+        return AskResult(
+            **common,
+            recommendation=rec,
+            answer=self.side,
+            reply="\n\n".join(filter(None, parts)),
+            changed=self.changes,
+            quick_replies=list(verbs.QUICK_REPLIES),
+        )
+
+
+def decide(
+    question: str,
+    profile: ProfileDraft | None = None,
+    shown: Recommendation | None = None,
+    context: DialogueContext | None = None,
+    expecting: str | None = None,
+) -> Turn:
+    """Decide a message once: what it wants (advisor.understand), in the context of what
+    earlier turns established (`profile`), the design on the table (`shown`), what the
+    last answer was about (`context`) and the count a bare number answers (`expecting`),
+    and everything its reply is made of. The extractor reads the message once, here."""
+    question = bounded(question)
+    said = dialogue_context.after_design(question, shown)
+    decision, extraction, merged = understand_message(question, profile, shown, expecting)
+    parts: dict[str, Any] = {
+        "question": question,
+        "decision": decision,
+        "extraction": extraction,
+        "shown": shown,
+        "unusable": markdown.rejected_markdown(extraction.rejected),  # "32 H900 GPUs": sized without the GPU named
+    }
     # a link speed the servers' NICs cannot run ("what if we use 800G?" on H100) is answered
     # with why and which platform can, and left out of the profile: never applied
     refused = verbs.link_refusal(extraction.profile, merged)
     if refused:
         merged = merged.model_copy(update={"link_gbps": profile.link_gbps if profile else None})
-        if shown is not None and merged.model_dump(exclude_none=True) == (profile or ProfileDraft()).model_dump(
-            exclude_none=True
-        ):
-            return AskResult(
+        parts["refused"] = refused
+        unchanged = merged.model_dump(exclude_none=True) == (profile or ProfileDraft()).model_dump(exclude_none=True)
+        if shown is not None and unchanged:
+            return Turn(
                 kind=AskKind.design_answer,
-                decided_by=decision.decided_by,
                 profile=merged,
-                missing=merged.missing(),
                 recommendation=shown,
-                reply=refused,
+                design_answer=refused,
                 context=said,
-                quick_replies=list(verbs.QUICK_REPLIES),
+                **parts,
             )
+    parts["profile"] = merged
 
     if decision.want == Want.design and shown is not None:
-        return AskResult(
+        return Turn(
             kind=AskKind.design_answer,
-            decided_by=decision.decided_by,
-            profile=merged,
-            missing=merged.missing(),
             recommendation=shown,
-            reply=design_reply(shown, decision, question, extraction.profile.budget_usd),
+            design_answer=design_reply(shown, decision, question, extraction.profile.budget_usd),
             context=dialogue_context.after_design(question, shown, ", ".join(decision.design_topics)),
-            quick_replies=list(verbs.QUICK_REPLIES),
+            **parts,
         )
     if decision.want != Want.sizing:
-        hit, about = follow_up_answer(question, context)
+        looked_up = dialogue_context.resolve(question, context)
+        hit = answer(looked_up)
         if hit is not None:
-            return AskResult(
+            top = _top_hit(bounded(looked_up))
+            return Turn(
                 kind=AskKind.answer,
-                decided_by=decision.decided_by,
-                profile=merged,
-                missing=merged.missing(),
                 answer=hit,
-                reply=markdown.answer_markdown(hit),
-                context=about,
+                relevance=top.score if top is not None else 0.0,
+                context=dialogue_context.after_answer(looked_up, hit, top.id if top else "", context),
+                **parts,
             )
 
-    missing = merged.missing()
-    if missing:
-        unusable = markdown.rejected_markdown(extraction.rejected)
+    if merged.missing():
         side, side_text = side_answer(None, decision)
-        return AskResult(
-            kind=AskKind.clarification,
-            decided_by=decision.decided_by,
-            profile=merged,
-            missing=missing,
-            answer=side,
-            reply="\n\n".join(
-                filter(None, [unusable, decision.changed, markdown.clarification_markdown(missing), side_text])
-            ),
-            context=said,
-            changed=decision.changes,
-        )
+        return Turn(kind=AskKind.clarification, side=side, side_text=side_text, context=said, **parts)
     try:
         complete = complete_profile(merged)
     except ValidationError as exc:
-        return AskResult(
-            kind=AskKind.clarification,
-            decided_by=decision.decided_by,
-            profile=merged,
-            missing=[],
-            reply=markdown.invalid_profile_markdown(exc),
-        )
+        return Turn(kind=AskKind.clarification, invalid=markdown.invalid_profile_markdown(exc), **parts)
     rec = recommend(complete)
     side, side_text = side_answer(rec, decision)
-    summary = markdown.recommendation_markdown(rec)
-    unusable = markdown.rejected_markdown(extraction.rejected)  # "32 H900 GPUs": sized without the GPU named
-    if decision.design_topics and shown is not None:  # "and the sync time at 512?"
-        summary = design_reply(rec, decision, question) + "\n\n" + summary
-    elif shown is not None and shown.id != rec.id:  # a what-if or a correction: lead with what changed
-        summary = markdown.what_changed_markdown(shown, rec) + "\n\n" + summary
-    return AskResult(
+    return Turn(
         kind=AskKind.recommendation,
-        decided_by=decision.decided_by,
-        profile=merged,
-        missing=[],
         recommendation=rec,
-        answer=side,
-        reply="\n\n".join(filter(None, [refused, unusable, decision.changed, summary, side_text])),
+        side=side,
+        side_text=side_text,
+        design_answer=design_reply(rec, decision, question) if decision.design_topics and shown is not None else "",
         context=dialogue_context.after_design(question, rec),
-        changed=decision.changes,
-        quick_replies=list(verbs.QUICK_REPLIES),
+        **parts,
     )

@@ -6,8 +6,10 @@ and 16 of them at once. Every conversation's final slots are read back from Rasa
 tracker and compared with what was said, so a lost or mixed-up slot counts as an error
 (and so does any HTTP error or a missing reply).
 
-Targets on the 2-core machine this was written on: p95 < 100 ms with one conversation,
-p95 < 1 s with 16 (printed, not asserted).
+Targets (issue 24): a chat turn's p95 <= 50 ms with one conversation and <= 500 ms
+with 16 at once, printed beside the figures, not asserted. A turn is Rasa's work plus
+the action server's, where the advisor service decides the message once (the slot
+filling and the reply share the decision, bot/actions/respond.py).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ops.processes import RASA_BIN
 
 LEVELS = (1, 8, 16)
 SECONDS_PER_LEVEL = 20.0
-TARGET_P95_MS = {1: 100.0, 16: 1000.0}
+TARGET_P95_MS = {1: 50.0, 16: 500.0}
 
 # (message, slots the tracker must hold after it)
 SCRIPT: tuple[tuple[str, dict[str, object]], ...] = (
@@ -69,7 +71,10 @@ class Load:
             f"{self.conversations} conversations, {len(self.errors)} errors"
         )
         target = TARGET_P95_MS.get(self.concurrency)
-        return line + (f" (target p95 < {target:.0f} ms)" if target else "")
+        if not target:
+            return line
+        verdict = "meets" if percentile(self.turn_ms, 95) <= target else "MISSES"
+        return line + f" ({verdict} target p95 <= {target:.0f} ms)"
 
     def add(self, turn_ms: list[float], error: str | None) -> None:
         with self._lock:

@@ -144,6 +144,14 @@ class _Spawner:
 _SPAWNER = _Spawner()
 
 
+#: what every server we start runs with unless told otherwise: one BLAS thread. The
+#: knowledge search embeds each question (core.embedding, numpy): small matrix products
+#: for which a second BLAS thread only contends for the cores. On the busy 2-core machine
+#: of issue 24 a search took 678 ms with OpenBLAS's default threads and 30 ms with one
+#: (Rasa has run with one since docs/embeddings.md).
+SERVER_ENV = {"OPENBLAS_NUM_THREADS": "1"}
+
+
 def spawn(
     command: Sequence[str],
     *,
@@ -160,7 +168,7 @@ def spawn(
             lambda: subprocess.Popen(
                 list(command),
                 cwd=cwd,
-                env={**os.environ, **(env or {})},
+                env={**SERVER_ENV, **os.environ, **(env or {})},
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import sys
 import types
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from rasa_sdk import Tracker
 from rasa_sdk.executor import CollectingDispatcher
 
@@ -29,6 +31,19 @@ PROFILE_SLOTS = (
     "existing_ethernet",
     "prefer",
 )
+
+
+@pytest.fixture(autouse=True)
+def fresh_turns() -> Iterator[None]:
+    """No decision kept from another test's turn: every test's tracker is conversation
+    "test" at its first message, so a kept decision (bot.actions.respond.turn) would
+    otherwise answer the next test's message of the same words. Autouse in each module
+    that imports it."""
+    from bot.actions import respond
+
+    respond._turns.clear()
+    yield
+    respond._turns.clear()
 
 
 def install_service_stubs() -> None:
@@ -162,8 +177,10 @@ def tracker(
     events_after_user: list[dict[str, Any]] | None = None,
     active_loop: str | None = None,
     requested_slot: str | None = None,
+    history: list[dict[str, Any]] | None = None,
 ) -> Tracker:
-    """A Tracker (as Rasa sends it) whose latest user message is text."""
+    """A Tracker (as Rasa sends it) whose latest user message is text, after the events
+    of `history` (earlier turns: their slot events, say)."""
     all_slots = {name: None for name in PROFILE_SLOTS}
     all_slots.update({"recommendation_id": None, "requested_slot": requested_slot})
     all_slots.update(slots or {})
@@ -174,6 +191,7 @@ def tracker(
         "intent_ranking": [{"name": intent, "confidence": 0.9}],
     }
     events = [
+        *(history or []),
         {"event": "action", "name": "action_listen"},
         {"event": "user", "text": text, "parse_data": latest, "input_channel": channel},
         *(events_after_user or []),

@@ -8,7 +8,7 @@ import asyncio
 from rasa_sdk.executor import CollectingDispatcher
 
 from bot.actions.form import ValidateSizingForm
-from tests.test_actions_fakes import slot_event, slots_of, texts, tracker
+from tests.test_actions_fakes import fresh_turns, slot_event, slots_of, texts, tracker  # noqa: F401 (autouse)
 
 FORM = "sizing_form"
 

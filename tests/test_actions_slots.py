@@ -12,7 +12,7 @@ import extraction
 from bot.actions.slots import ValidateSlotMappings
 from extraction.models import Extraction
 from rules.models import ProfileDraft
-from tests.test_actions_fakes import slots_of, tracker
+from tests.test_actions_fakes import fresh_turns, slots_of, tracker  # noqa: F401 (autouse)
 
 
 @pytest.fixture

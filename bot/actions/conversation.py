@@ -21,7 +21,7 @@ ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
 class ActionFallback(AdvisorAction):
     """When Rasa is unsure what the user meant.
 
-    The advisor's understanding still reads the message (bot.actions.respond): workload
+    The advisor service's decision on the message still counts (bot.actions.respond): workload
     details are sized (or what is missing asked for), a follow-up about the design on the
     table is answered from it, a question the knowledge base answers with confidence is
     answered. Otherwise the reply lists, with examples, what the advisor can do.
@@ -57,8 +57,9 @@ class SmallTalk(AdvisorAction):
         """The action's name (each small-talk action is its own)."""
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        decision, _, shown = respond.understanding(tracker)
-        if (decision.want == Want.design and shown is not None) or decision.want in (Want.sizing, Want.question):
+        decided = respond.turn(tracker)
+        want = decided.decision.want
+        if (want == Want.design and decided.shown is not None) or want in (Want.sizing, Want.question):
             return respond.respond(
                 dispatcher, tracker, lambda: self.reply(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
             )
@@ -109,8 +110,8 @@ class ActionCapabilities(AdvisorAction):
             output.say(dispatcher, tracker, replies.text("capabilities"))
             return []
 
-        decision, _, shown = respond.understanding(tracker)
-        if decision.want == Want.design and shown is not None:  # "what NICs would you use?"
+        decided = respond.turn(tracker)
+        if decided.decision.want == Want.design and decided.shown is not None:  # "what NICs would you use?"
             return respond.respond(dispatcher, tracker, capabilities)
         return capabilities()
 

@@ -9,8 +9,7 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 
-import extraction
-from advisor import service, verbs
+from advisor import service
 from advisor.render import markdown
 from bot.actions import output, profile
 from rules.models import Recommendation
@@ -36,25 +35,6 @@ def recommend_from_slots(tracker: Tracker) -> Recommendation | None:
 def recommendation_for_question(tracker: Tracker) -> Recommendation | None:
     """What "why?" or "compare" refers to: the one shown, else one for the slots."""
     return shown_recommendation(tracker) or recommend_from_slots(tracker)
-
-
-def refuse_link_speed(dispatcher: CollectingDispatcher, tracker: Tracker) -> bool:
-    """Say why a link speed the latest message asks for is not applied ("what if we use
-    800G?" on H100: the NICs' limit and the platforms that can), as `/v1/ask` does; the
-    slot validation has kept it out of the profile. True when it said so."""
-    found = extraction.extract(profile.latest_text(tracker)).profile
-    refused = verbs.link_refusal(found, profile.draft_from_slots(tracker.slots))
-    if refused:
-        output.say(dispatcher, tracker, refused)
-    return refused is not None
-
-
-def explain_unusable(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
-    """Say why a detail the latest message gave is not used ("0 GPUs", a GPU we have no
-    data for), rather than asking for it again or sizing without a word."""
-    unusable = markdown.rejected_markdown(extraction.extract(profile.latest_text(tracker)).rejected)
-    if unusable:
-        output.say(dispatcher, tracker, unusable)
 
 
 def ask_for_missing(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:

@@ -28,7 +28,7 @@ from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
 import extraction
 from advisor.understand import Want
-from bot.actions import design, output, profile, replies, respond
+from bot.actions import output, profile, replies, respond
 from rules.models import ProfileDraft
 
 logger = logging.getLogger(__name__)
@@ -96,15 +96,16 @@ class ValidateSizingForm(FormValidationAction):
     @staticmethod
     def _asks_instead(tracker: Tracker) -> bool:
         """The message that started the form asks a question (advisor.understand), not for a design."""
-        decision, _, _ = respond.understanding(tracker)
-        return decision.want != Want.sizing
+        return respond.turn(tracker).decision.want != Want.sizing
 
     @staticmethod
     def _explain_unusable_sizes(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
         """ "training on 0 GPUs": say why 0 is not taken, rather than just asking again."""
         if profile.answered_since_user(tracker):
             return  # the message was answered already (an interruption); it was not about sizes
-        design.explain_unusable(dispatcher, tracker)
+        unusable = respond.turn(tracker).unusable  # as the turn's one decision found it
+        if unusable:
+            output.say(dispatcher, tracker, unusable)
 
     def _is_answer_turn(self, tracker: Tracker, requested: str | None) -> bool:
         """The form asked `requested` and the latest message is the reply to it (not the

@@ -50,31 +50,15 @@ class ActionWhatIf(AdvisorAction):
         return "action_what_if"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        decision, _, _ = respond.understanding(tracker)
-        if decision.want != Want.sizing:  # "what about the MTU?", "what about SHARP?"
-            return respond.respond(dispatcher, tracker, lambda: self.what_if(dispatcher, tracker))
-        return self.what_if(dispatcher, tracker)
-
-    def what_if(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
-        refused = design.refuse_link_speed(dispatcher, tracker)
-        rec = recommend_from_slots(tracker)
-        if rec is None:
-            ask_for_missing(dispatcher, tracker)
-            return []
-        previous = shown_recommendation(tracker)
-        if refused and previous is not None and previous.id == rec.id:
-            return []  # "what if we use 800G?" on H100: said why, the design stays
-        decision, found, _ = respond.understanding(tracker)
-        if previous is not None and previous.id == rec.id:
-            if decision.design_topics:  # "and the sync time at 512?" with 512 on the table already
-                text = profile.latest_text(tracker)
-                output.say(dispatcher, tracker, service.design_reply(rec, decision, text, found.budget_usd))
-            else:
-                output.say(dispatcher, tracker, replies.text("nothing_changed"))
-            return []
-        if decision.changed:  # a correction: "Changed: GPUs 128 -> 256."
-            output.say(dispatcher, tracker, decision.changed)
-        return present(dispatcher, tracker, rec, previous)
+        # "what about the MTU?", "what about SHARP?" are questions; "what about 256 GPUs?" a
+        # sizing, said with what changed (or that nothing did)
+        unchanged = replies.text("nothing_changed")
+        return respond.respond(
+            dispatcher,
+            tracker,
+            lambda: respond.size(dispatcher, tracker, respond.turn(tracker), unchanged=unchanged),
+            unchanged=unchanged,
+        )
 
 
 class ActionExplain(AdvisorAction):
@@ -118,7 +102,7 @@ class ActionCompare(AdvisorAction):
         # comparison itself shows
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):
             return []
-        decision, _, _ = respond.understanding(tracker)
+        decision = respond.turn(tracker).decision
         text = profile.latest_text(tracker)
         if decision.want == Want.question and not (extraction.fabrics_named(text) or ASKS_TO_COMPARE.search(text)):
             # "would tensor parallelism across nodes be advisable?": nothing to compare
