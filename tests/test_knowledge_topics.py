@@ -11,9 +11,11 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from advisor.models import Answer, AskKind, AskResult
 from evaluation import __main__ as evaluation_cli
 from evaluation import topics as topic_coverage
 from knowledge import topics
+from rules.models import ProfileDraft
 
 SOURCE = {"title": "NCCL User Guide: Environment Variables", "publisher": "NVIDIA", "url": "https://docs.nvidia.com/x"}
 
@@ -107,3 +109,22 @@ def test_the_report_prints_each_topic_each_group_and_the_total(
     assert "Optics: 0/1 topics covered, 0/2 questions right (0.000)" in out
     assert "topics: 1/2 topics covered, 2/4 questions right (0.500)" in out
     assert "FAIL ghost-fabric#1" in out
+
+
+def test_an_answer_that_says_it_is_not_sure_does_not_cover_its_topic() -> None:
+    """The reply holds the expected words, but the answer hedges: the map counts it as
+    not answered (coverage is what the base answers, not what it guesses)."""
+    pfc = topics.Topic.model_validate(PFC)
+
+    def hedging(question: str) -> AskResult:
+        answer = Answer(text="PFC pauses a priority.", topic="PFC", subject="glossary", source="x", confident=False)
+        return AskResult(kind=AskKind.answer, profile=ProfileDraft(), answer=answer, reply="Not sure: PFC pauses.")
+
+    def sure(question: str) -> AskResult:
+        answer = Answer(text="PFC pauses a priority.", topic="PFC", subject="glossary", source="x")
+        return AskResult(kind=AskKind.answer, profile=ProfileDraft(), answer=answer, reply="PFC pauses a priority.")
+
+    hedged = topic_coverage.judge_topic(pfc, ask=hedging)
+    assert hedged.status == "uncovered"
+    assert all("not sure" in v.why and not v.answered for v in hedged.verdicts)
+    assert topic_coverage.judge_topic(pfc, ask=sure).status == "covered"
