@@ -1,6 +1,8 @@
 """`python -m evaluation [knowledge] [sizing] [conversations] [intents] [--set S] [--failures]`: score the
 blind sets (see the package docstring for how each item is judged) and print one line
-per set, plus each failure with --failures. Exits 0; the scores are the output."""
+per set, plus each failure with --failures. `python -m evaluation topics [--map PATH]`:
+coverage of the topic map (knowledge/topics.yaml) per topic, group and overall
+(evaluation/topics.py). Exits 0; the scores are the output."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from pathlib import Path
 import httpx
 
 import knowledge
+import knowledge.topics
 from advisor import service
 from advisor.models import AskKind
 from advisor.render import markdown
 from bot import launch
 from core.settings import settings
+from evaluation import topics as topic_coverage
 from evaluation.scoring import (
     COLLECTIONS,
     Verdict,
@@ -146,7 +150,12 @@ SCORERS = {
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation", description=__doc__)
-    parser.add_argument("sets", nargs="*", metavar="SET", help=f"any of {', '.join(SCORERS)} (default: all)")
+    parser.add_argument(
+        "sets",
+        nargs="*",
+        metavar="SET",
+        help=f"any of {', '.join(SCORERS)} (default: all), or topics (the topic map's coverage)",
+    )
     parser.add_argument(
         "--set",
         dest="collection",
@@ -157,12 +166,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--dev", action="store_true", help="the development sets (same as --set dev)")
     parser.add_argument("--held-out", action="store_true", help="the held-out blind sets (same as --set heldout)")
     parser.add_argument("--failures", action="store_true", help="print every failure with the reply")
+    parser.add_argument(
+        "--map", type=Path, default=knowledge.topics.DEFAULT, help="the topic map for `topics` (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
-    unknown = [name for name in args.sets if name not in SCORERS]
+    unknown = [name for name in args.sets if name not in SCORERS and name != "topics"]
     if unknown:
         parser.error(f"unknown set {', '.join(unknown)}; choose from {', '.join(SCORERS)}")
     knowledge.build()  # a no-op when the database matches its sources
     for name in args.sets or list(SCORERS):
+        if name == "topics":
+            topic_map = knowledge.topics.load(args.map)
+            rows = topic_coverage.coverage(topic_map)
+            print("\n".join(topic_coverage.report_lines(topic_map, rows, failures=args.failures)), flush=True)
+            continue
         collection = "dev" if args.dev else "heldout" if args.held_out else args.collection
         path = set_path(collection, name)
         if not path.exists():
