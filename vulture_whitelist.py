@@ -126,3 +126,6 @@ _.handle_DATA
 _.do_POST
 _.log_message
 _.row_factory
+
+# knowledge/topics.py: every source of the topic map names its publisher (validated data, read by people)
+_.publisher
