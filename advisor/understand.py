@@ -41,7 +41,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.models import Change
-from extraction.cues import Cues, cues_of
+from extraction.cues import Cues
+from extraction.extractor import cues_of
 from rules.models import ProfileDraft
 
 DECISIONS_FILE = Path(__file__).with_name("decisions.yaml")

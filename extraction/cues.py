@@ -7,7 +7,7 @@ character offsets, in `doc.user_data`. `cues_in(doc)` reads them back as `Cues`,
 answers "does this text, or this clause of it, have a cue of group X" without tokenizing
 again: advisor.understand asks its questions of the one run over the message.
 
-    >>> from extraction.cues import cues_of
+    >>> from extraction.extractor import cues_of
     >>> cues = cues_of("How many switches is that?")
     >>> cues.topics(), cues.has("deictic"), cues.has("sizing")
     (['switches'], True, False)
@@ -328,13 +328,3 @@ class Cues:
 def cues_in(doc: Doc) -> tuple[Cue, ...]:
     found: tuple[Cue, ...] = doc.user_data.get(CUES, ())
     return found
-
-
-def cues_of(text: str) -> Cues:
-    """The cues of `text`, from the pipeline's run over it (shared with `extract(text)`:
-    the run is remembered, so asking both tokenizes the text once)."""
-    from extraction.extractor import analysed, bounded
-
-    if not isinstance(text, str) or not text.strip():
-        return Cues(text="" if not isinstance(text, str) else text, found=())
-    return Cues(text=bounded(text), found=cues_in(analysed(text)))

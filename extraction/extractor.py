@@ -8,6 +8,7 @@ from functools import lru_cache
 from spacy.tokens import Doc
 
 from extraction.answers import lone_count
+from extraction.cues import Cues, cues_in
 from extraction.matching import read
 from extraction.models import Extraction
 from extraction.pipeline import VALUE, nlp
@@ -58,7 +59,7 @@ def extract(text: str, expecting: str | None = None, known_model: str | None = N
 def analysed(text: str) -> Doc:
     """The pipeline's run over the part of `text` that is read, remembered for the last
     texts: `extract`, `fabrics_named` and the cues advisor.understand reads
-    (extraction.cues.cues_of) share one run per message. Nothing changes a document after
+    (cues_of below) share one run per message. Nothing changes a document after
     the pipeline."""
     return _run(bounded(text).translate(_replacements()))
 
@@ -88,3 +89,11 @@ def fabrics_named(text: str) -> list[str]:
     doc = analysed(text)
     found = [str(t._.get(VALUE)) for t in doc if t.ent_type_ in ("FABRIC_ETH", "FABRIC_IB")]
     return list(dict.fromkeys(found))
+
+
+def cues_of(text: str) -> Cues:
+    """The cues of `text`, from the pipeline's run over it (shared with `extract(text)`:
+    the run is remembered, so asking both tokenizes the text once)."""
+    if not isinstance(text, str) or not text.strip():
+        return Cues(text="" if not isinstance(text, str) else text, found=())
+    return Cues(text=bounded(text), found=cues_in(analysed(text)))

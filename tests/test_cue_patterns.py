@@ -15,7 +15,8 @@ import yaml
 
 from advisor import understand
 from extraction import cues, extractor, matching, pipeline, resources
-from extraction.cues import CuesFileError, check_cues, cues_of
+from extraction.cues import CuesFileError, check_cues
+from extraction.extractor import cues_of
 from extraction.resources import load
 
 
