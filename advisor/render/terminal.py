@@ -192,7 +192,9 @@ def print_view(view: RenderableType, console: Console | None = None) -> None:
     (console or Console()).print(view)
 
 
-_LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
+# a link's text holds no bracket and its address no bracket or space, so an unclosed "["
+# costs one scan to the next bracket, not one to the end of the text (linear time)
+_LINK = re.compile(r"\[([^\[\]]+)\]\(([^\s()\[\]]+)\)")
 _STRONG = re.compile(r"\*\*(.+?)\*\*|(?<!\w)__(.+?)__(?!\w)")
 # the emphasised words stop at the next mark or line end, so an unclosed mark costs one
 # scan to it, not one to the end of the text (tests/test_input_bounds.py)
