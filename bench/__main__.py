@@ -10,10 +10,13 @@ import importlib
 import sys
 import time
 
+from ops.processes import adopt_server_env
+
 PARTS = ["engine", "physical", "cli", "extraction", "api", "exposure", "chat", "cluster"]
 
 
 def main(argv: list[str]) -> int:
+    adopt_server_env()  # the in-process figures (the chat's understanding) as the servers run it
     wanted = argv or PARTS
     failed = 0
     for name in wanted:

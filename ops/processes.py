@@ -152,6 +152,14 @@ _SPAWNER = _Spawner()
 SERVER_ENV = {"OPENBLAS_NUM_THREADS": "1"}
 
 
+def adopt_server_env() -> None:
+    """Run this process as the servers run (SERVER_ENV, unless the environment says
+    otherwise): for in-process measurements and tests of what a server does. It must
+    run before numpy is first imported, which reads the thread count once."""
+    for name, value in SERVER_ENV.items():
+        os.environ.setdefault(name, value)
+
+
 def spawn(
     command: Sequence[str],
     *,

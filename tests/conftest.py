@@ -10,7 +10,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from ops.processes import adopt_server_env
 from tests.servers import API_KEY, Server, api_env, free_port, running, uvicorn_command
+
+# in-process searches run as the servers run them: one BLAS thread (ops.processes says why)
+adopt_server_env()
 
 
 def _serve_api(env: dict[str, str]) -> Iterator[Server]:
