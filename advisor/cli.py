@@ -252,7 +252,9 @@ def recommend(
     cabling_csv: Annotated[
         Path | None,
         typer.Option(
-            "--cabling-csv", help="Write the cabling plan (compute, storage, in-band) to this CSV file.", metavar="FILE"
+            "--cabling-csv",
+            help="Write the cabling plan (compute, storage, in-band, out-of-band) to this CSV file.",
+            metavar="FILE",
         ),
     ] = None,
     servers_per_rack: Annotated[
@@ -349,7 +351,7 @@ def _floor(servers_per_rack: int | None, rack_kw: float | None, racks_per_row: i
 
 
 def _write_cabling(rec: Recommendation, path: Path) -> None:
-    """--cabling-csv: the cabling plan (compute, storage and in-band networks), streamed to the file."""
+    """--cabling-csv: the cabling plan (compute, storage, in-band and out-of-band networks), streamed to the file."""
     from advisor.render.cabling import NO_FABRIC, cabling_build, cabling_csv  # with the rules engine
 
     build = cabling_build(rec)

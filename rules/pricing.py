@@ -18,18 +18,17 @@ from knowledge.pricebook import price_book
 from rules import sizing, spares
 from rules.models import (
     BomLine,
-    CableTier,
     Cost,
     FloorSettings,
     Port,
     PortRole,
     Technology,
     Topology,
-    TopologyKind,
     WorkloadProfile,
 )
-from rules.physical.build import build_key, physical_build, twin_cages
-from rules.physical.floor import Floor, resolve
+from rules.physical import oob
+from rules.physical.build import PhysicalBuild, build_key, physical_build, twin_cages
+from rules.physical.floor import Floor, Rack, resolve
 from rules.physical.service import ServiceNetwork
 from rules.physical.service import service_network as wired_service
 from rules.platform import NetworkRole, Platform
@@ -245,31 +244,64 @@ def service_specs(profile: WorkloadProfile, platform: Platform, ports: list[Port
     return specs
 
 
-@cache
-def _oob_lines(nodes: int, ports: int, switches: int) -> tuple[BomLine, ...]:
-    """Out-of-band: every server's BMC port and every switch's management port on 1GbE
-    switches, one per 48 ports; their 100G uplinks into the in-band network are not listed."""
-    endpoints = nodes * ports + switches
-    if endpoints <= 0:
-        return ()
-    switch = _service_switch(1, 1)
-    radix = switch.radix_at(1)
-    leaves = math.ceil(endpoints / radix)
-    topology = Topology(
-        kind=TopologyKind.fat_tree,
-        tiers=1,
-        endpoints=endpoints,
-        radix=radix,
-        leaf_switches=leaves,
-        spine_switches=0,
-        core_switches=0,
-        cables=[CableTier(tier="node-leaf", count=endpoints, gbps=1)],
-        bisection_gbps=0,
-    )
-    server = sizing.ServerSide(nodes=nodes, ports_per_node=ports, gbps=1)
+def _aggregation_switch(oob_switches: int) -> tuple[str, int]:
+    """The OOB aggregation switch: the smallest catalogue Ethernet switch with a 100G port
+    for each OOB switch, else the one with the most (then several pairs)."""
+    switch = _service_switch(oob.UPLINK_GBPS, oob_switches)
+    return switch.model, switch.radix_at(oob.UPLINK_GBPS)
+
+
+def out_of_band(
+    build: PhysicalBuild | None,
+    services: tuple[ServiceNetwork, ...],
+    floor: Floor,
+    systems: int,
+    oob_per_system: int,
+    platform: Platform,
+    unplaced_switches: int = 0,
+) -> oob.OobNetwork | None:
+    """The out-of-band network of a design, wired (rules/physical/oob.py): the BMCs of its
+    `systems` servers (or NVL72 racks) where the compute fabric's placement put them (else
+    `servers_per_rack` to a rack), every switch of the compute, storage and in-band
+    networks where they stand, NVL72 racks' NVLink switch trays and power shelves; the
+    bill of materials and the cabling plan both read this one."""
+    devices = oob.Devices({})
+    rack_scale = platform.rack_scale and not platform.assumed
+    trays = max(1, platform.node_gpus // platform.gpus_per_host) if rack_scale else 1
+    if build is not None and build.layout.hosts == systems * build.layout.hosts_per_system:
+        racks, names = oob.layout_hosts(build.layout, build.placement)
+        per_host = oob_per_system // build.layout.hosts_per_system
+    else:
+        racks, names = oob.generic_hosts(systems, trays, floor)
+        per_host = oob_per_system // trays
+    if per_host or rack_scale:
+        oob.host_devices(devices, racks, names, per_host, rack_scale)
+    aggregation_rack = Rack(0, 0)
+    if build is not None:
+        oob.compute_devices(devices, build.layout, build.placement)
+        if build.placement.spine_racks:  # the middle network row
+            aggregation_rack = build.placement.spine_racks[0]
+    if unplaced_switches:  # a compute fabric not wired port by port (Dragonfly+): its switches in one place
+        devices.add(Rack(0, 0), "net-r00c0", [(f"compute-switch{i + 1:04d}", "mgmt") for i in range(unplaced_switches)])
+    oob.service_devices(devices, services)
+    if not devices.racks:
+        return None
+    return oob.oob_network(devices, floor, aggregation_rack, _aggregation_switch)
+
+
+def _oob_lines(net: oob.OobNetwork, systems: int, oob_per_system: int) -> tuple[BomLine, ...]:
+    """Out-of-band: the SN2201 of every rack, their aggregation pair(s), the Cat6 cords of
+    every management port and the 100G uplinks, read from the OOB wiring."""
+    server = sizing.ServerSide(nodes=systems, ports_per_node=oob_per_system, gbps=1)
     return tuple(
         sizing.fabric_lines(
-            "out_of_band", topology, sizing.SwitchPart(switch.model), server, price_book(), spares=spares.policy()
+            "out_of_band",
+            net.topology,
+            sizing.SwitchPart(oob.OOB_SWITCH),
+            server,
+            price_book(),
+            media=net.media,
+            spares=spares.policy(),
         )
     )
 
@@ -332,6 +364,7 @@ def bill_of_materials(
             layout.compute_fabric,
             profile.floor,
         )
+    systems = profile.node_count or 1
     if not layout.multi_node:
         # one server joins the site's networks; one rack-scale system (an NVL72 rack of
         # 18 compute trays) still needs its trays' storage, in-band and out-of-band
@@ -341,11 +374,44 @@ def bill_of_materials(
             return lines
     ports = server_ports(profile, platform, layout.fabric_ports, link_gbps)
     floor = resolve(platform, profile.floor)
-    for spec in service_specs(profile, platform, ports):
+    specs = service_specs(profile, platform, ports)
+    for spec in specs:
         lines += _service_lines(spec, floor)
-    oob_ports = next((p.count for p in ports if p.role == PortRole.out_of_band), 0)
-    switches = sum(line.quantity for line in lines if line.category == "switch")
-    return [*lines, *_oob_lines(profile.node_count or 1, oob_ports, switches)]
+    per_node = next((p.count for p in ports if p.role == PortRole.out_of_band), 0)
+    built = None
+    if technology != Technology.nvlink_only and switch_model and topology.total_switches:
+        built = compute_build(
+            switch_model, topology, platform, systems, layout.edge_ports, layout.compute_fabric, profile.floor
+        )
+    compute_switches = sum(line.quantity for line in lines if line.fabric == "compute" and line.category == "switch")
+    services = tuple(service_network(spec, floor) for spec in specs)
+    net = out_of_band(
+        built,
+        services,
+        floor,
+        systems,
+        per_node * ((profile.node_count or 1) // systems),
+        platform,
+        unplaced_switches=0 if built is not None else compute_switches,
+    )
+    if net is None:
+        return lines
+    return [*lines, *_oob_lines(net, systems, per_node * ((profile.node_count or 1) // systems))]
+
+
+def compute_build(
+    switch_model: str,
+    topology: Topology,
+    platform: Platform,
+    nodes: int,
+    edge_ports: int,
+    compute_fabric: bool,
+    floor: FloorSettings | None,
+) -> PhysicalBuild | None:
+    """The physical build the compute fabric's lines read (`_compute_lines`), remembered."""
+    link_gbps = topology.cables[0].gbps if topology.cables else 0
+    server = _compute_server_side(platform, nodes, edge_ports, compute_fabric, link_gbps)
+    return physical_build(build_key(topology), platform, edge_ports, server.twin_port, switch_model, floor)
 
 
 def _as_trays(profile: WorkloadProfile, platform: Platform) -> WorkloadProfile:
@@ -375,6 +441,7 @@ def bom_assumptions() -> list[str]:
         "Converged front end: on platforms whose reference architecture uses one storage and in-band Ethernet "
         "fabric (NVIDIA DGX SuperPOD GB200 reference architecture, Network Fabrics), the in-band ports join the "
         "storage fabric's switches instead of a fabric of their own, cabled at the storage ports' speed.",
+        oob.ASSUMPTIONS,
         spares_words(),
     ]
 

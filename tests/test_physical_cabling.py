@@ -97,7 +97,7 @@ def test_the_api_serves_the_plan_of_a_stored_recommendation(api) -> None:
     assert response.headers["content-type"].startswith("text/csv")
     assert "attachment" in response.headers["content-disposition"]
     every_row = list(csv.DictReader(io.StringIO(response.text)))
-    assert {r["network"] for r in every_row} == {"compute", "storage", "in_band"}
+    assert {r["network"] for r in every_row} == {"compute", "storage", "in_band", "out_of_band"}
     assert sum(1 for r in every_row if r["from_device"] == "storage-system") == 10  # 4 SU x 125 GB/s: 10 x 400G
     rows = [r for r in every_row if r["network"] == "compute"]
     assert len(rows) == sum(c["count"] for c in body["topology"]["cables"])

@@ -4,6 +4,7 @@ length decides the medium, and the bill of materials prices that medium."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,19 @@ def test_the_floor_set_on_the_profile_changes_the_bill_of_materials():
     parts = lambda r: {line.part_number for line in r.bill_of_materials if line.fabric == "compute"}  # noqa: E731
     assert "MMS4X00-NS" not in parts(near)  # 32 SU, 16 rows: every run within multimode's 50 m
     assert "MMS4X00-NS" in parts(far)  # one DGX per rack: 32 rows, spine runs past 50 m
+
+
+def test_the_floor_assumptions_are_in_the_design_and_documented_with_sources():
+    rec = recommend(WorkloadProfile(workload="training", gpu_count=1024, gpu_model="H100"))
+    floor = next(n for n in rec.topology.notes if n.startswith("Floor: "))
+    assert "4 server(s) per compute rack" in floor and "TIA-942" in floor and "service loop" in floor
+    assert any(n.startswith("Media by reach (NVIDIA LinkX product specifications") for n in rec.topology.notes)
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "reference-designs.md").read_text()
+    table = doc.split("### The floor model and media by reach (assumptions, with sources)", 1)[1]
+    for assumption, source in (
+        ("Servers per rack", "DGX SuperPOD H100 RA"),
+        ("Where switches stand", "TIA-942"),
+        ("Media by reach", "NVIDIA LinkX product specifications"),
+    ):
+        row = next(line for line in table.splitlines() if line.startswith(f"| {assumption} |"))
+        assert source in row

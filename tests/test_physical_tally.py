@@ -30,7 +30,7 @@ from rules.physical.build import PLAN_COVERS, PhysicalBuild, physical_build
 from rules.physical.cabling import build_for, part_totals, plan_rows
 from rules.physical.floor import resolve
 from rules.physical.graph import MANAGER, Layout, place, tally, tier_media, wire
-from rules.physical.service import STORAGE_SYSTEM
+from rules.physical.service import STORAGE_SYSTEM, ServiceNetwork
 from rules.platform import platform_for
 from rules.sizing import size_fat_tree, size_rail_optimized
 from tests import test_reference_designs_platforms as platforms_table
@@ -91,21 +91,22 @@ def plan_agrees_with_the_bom(rec: Recommendation) -> None:
 
 
 def service_networks_agree_with_the_bom(rec: Recommendation, rows: list[tuple[object, ...]]) -> None:
-    """The storage (with the storage system's ports) and in-band networks: every network
-    the BOM buys has rows, and per network the rows' cables per tier, media, parts and
+    """The storage (with the storage system's ports), in-band and out-of-band networks:
+    every network the BOM buys has rows, and per network the rows' cables per tier, media, parts and
     switches are the BOM's; every port is on one cable."""
     build = build_for(rec)
     assert build is not None
     ends = Counter((r[13], r[3], r[4]) for r in rows) + Counter((r[13], r[5], r[6]) for r in rows)
     assert max(ends.values()) == 1
     lower = {"node-leaf": "leaf", "leaf-spine": "spine", "spine-core": "core"}
-    for fabric in ("storage", "in_band"):
+    for fabric in ("storage", "in_band", "out_of_band"):
         lines = [line for line in rec.bill_of_materials if line.fabric == fabric]
         own = [r for r in rows if r[13] == fabric]
         assert bool(lines) == bool(own), fabric
         if not lines:
             continue
-        net = next(n for n in build.services if n.fabric == fabric)
+        net = build.oob if fabric == "out_of_band" else next(n for n in build.services if n.fabric == fabric)
+        assert net is not None
         assert Counter(str(r[1]) for r in own) == {c.tier: c.count for c in net.topology.cables if c.count}
         parts = Counter(
             {line.part_number: line.quantity for line in lines if line.category in CABLED and not line.reused}
@@ -118,6 +119,7 @@ def service_networks_agree_with_the_bom(rec: Recommendation, rows: list[tuple[ob
         assert len(switches) == sum(line.quantity for line in lines if line.category == "switch")
         assert {lower[str(r[1])] for r in own} <= set(lower.values())
         if fabric == "storage":
+            assert isinstance(net, ServiceNetwork)
             gpus = rec.profile.gpu_count or 1
             target = pricing.storage_system_ports(gpus, net.gbps, net.sides)
             assert sum(1 for r in own if r[3] == STORAGE_SYSTEM) == target == net.target_ports
@@ -323,7 +325,7 @@ def test_the_design_says_which_networks_its_cabling_plan_lists():
     build = build_for(rec)
     assert build is not None
     rows = list(plan_rows(build))
-    assert {str(row[13]) for row in rows} == {"compute", "storage", "in_band"}
+    assert {str(row[13]) for row in rows} == {"compute", "storage", "in_band", "out_of_band"}
     # the storage system's ports (4 SU x 125 GB/s = 10 x 400G, five per side) on the storage leaves
     system = [row for row in rows if row[3] == STORAGE_SYSTEM]
     assert len(system) == 10 and {row[2] for row in system} == {1, 2}
@@ -339,7 +341,7 @@ def test_a_converged_front_end_lists_its_in_band_ports_on_the_storage_fabric():
     build = build_for(rec)
     assert build is not None
     rows = list(plan_rows(build))
-    assert {str(row[13]) for row in rows} == {"compute", "storage"}
+    assert {str(row[13]) for row in rows} == {"compute", "storage", "out_of_band"}
     service_networks_agree_with_the_bom(rec, rows)
 
 

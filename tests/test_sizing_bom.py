@@ -210,7 +210,9 @@ def test_storage_and_in_band_are_dual_homed_and_out_of_band_takes_every_manageme
         assert switch_quantity(lines, fabric) >= 2 and switch_quantity(lines, fabric) % 2 == 0
     others = sum(switch_quantity(lines, f) for f in ("compute", "storage", "in_band"))
     rj45 = next(line for line in lines if line.fabric == "out_of_band" and line.category == "cable")
-    assert rj45.quantity == 64 + others  # a BMC port per server, a management port per switch
+    aggregation = next(line for line in lines if line.fabric == "out_of_band" and "spine" in line.note)
+    # a BMC port per server, a management port per switch, the OOB aggregation pair's included
+    assert rj45.quantity == 64 + others + aggregation.quantity
     assert {p.name for p in rec.cost.by_fabric} == {"compute", "storage", "in_band", "out_of_band"}
 
 

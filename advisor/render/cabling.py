@@ -1,5 +1,5 @@
 """A recommendation's cabling plan as CSV (the API's cabling.csv and the CLI's
---cabling-csv): one row per cable of the compute, storage and in-band networks, streamed
+--cabling-csv): one row per cable of the compute, storage, in-band and out-of-band networks, streamed
 in chunks so a 16,384-GPU plan never sits in memory as one string.
 """
 

@@ -203,8 +203,8 @@ async def get_bom_csv(rec_id: RecId, service: Service, request: Request) -> CSVR
     responses={
         **_non_json(
             "text/csv",
-            "One row per cable of the compute fabric, the storage network (with the storage system's ports) and "
-            "the in-band network: from device and port, to device and port, tier, plane (a dual-homed network's "
+            "One row per cable of the compute fabric, the storage network (with the storage system's ports), "
+            "the in-band network and the out-of-band management network: from device and port, to device and port, tier, plane (a dual-homed network's "
             "side), medium, the part at each end, the cable's part, its length in metres and its network. "
             "Streamed.",
         ),

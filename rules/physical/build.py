@@ -38,15 +38,16 @@ from rules.physical.graph import (
     tier_runs,
 )
 from rules.physical.media import REACH_SOURCE, Media
+from rules.physical.oob import OobNetwork
 from rules.physical.service import STORAGE_RACKS, ServiceNetwork
 from rules.platform import Platform
 
 #: Which networks the cabling plan lists, said in every design that has one.
 PLAN_COVERS = (
-    "Cabling plan: every cable of the compute fabric, the storage network (with the storage system's ports) "
-    "and the in-band network, port by port, each network's media by reach (the network column says which); "
-    f"{STORAGE_RACKS}. The out-of-band network's copper patch cables are in the bill of materials, counted, "
-    "not listed cable by cable."
+    "Cabling plan: every cable of the compute fabric, the storage network (with the storage system's ports), "
+    "the in-band network and the out-of-band management network (every BMC and switch management port on "
+    "its rack's SN2201, and the SN2201 uplinks), port by port, each network's media by reach (the network "
+    f"column says which); {STORAGE_RACKS}."
 )
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class PhysicalBuild:
     placement: Placement
     warnings: tuple[str, ...] = ()
     services: tuple[ServiceNetwork, ...] = ()  # the storage and in-band networks (set by the cabling plan)
+    oob: OobNetwork | None = None  # the out-of-band network (set by the cabling plan)
     ndr_on_xdr: str | None = None  # the spine / core switch whose XDR ports carry NDR links (mixed generation)
 
     def links(self) -> Iterator[Link]:

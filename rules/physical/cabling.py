@@ -1,5 +1,6 @@
 """The cabling plan of a recommendation: every cable of the compute fabric, the storage
-network (with the storage system's ports) and the in-band network as a row, from device
+network (with the storage system's ports), the in-band network and the out-of-band
+management network (rules/physical/oob.py) as a row, from device
 and port to device and port, with its tier, plane (a dual-homed network's side), medium,
 the part at each end, the cable's part, its length and its network.
 
@@ -70,7 +71,10 @@ def build_for(rec: Recommendation) -> PhysicalBuild | None:
         return None
     floor = resolve(platform, rec.profile.floor)
     specs = pricing.service_specs(rec.profile, platform, list(rec.ports_per_server))
-    return dataclasses.replace(build, services=tuple(pricing.service_network(s, floor) for s in specs))
+    services = tuple(pricing.service_network(s, floor) for s in specs)
+    per_node = next((p.count for p in rec.ports_per_server if p.role == PortRole.out_of_band), 0)
+    oob = pricing.out_of_band(build, services, floor, nodes, per_node, platform)
+    return dataclasses.replace(build, services=services, oob=oob)
 
 
 def server_namer(layout: Layout, nodes: int, ports: int) -> Callable[[int, int], tuple[str, int]]:
@@ -102,6 +106,8 @@ def plan_rows(build: PhysicalBuild) -> Iterator[tuple[object, ...]]:
         for row in rows:
             yield row
             first += 1
+    if build.oob is not None:
+        yield from _rows(build.oob.links(), build.oob.media, build.oob.fabric, first)
 
 
 def _rows(links: Iterable[Link], media: dict[str, Media], network: str, first: int) -> Iterator[tuple[object, ...]]:
@@ -131,6 +137,8 @@ def part_totals(rows: Iterable[tuple[object, ...]], build: PhysicalBuild, networ
     tier and end, ceil(links naming the part / links per part)."""
     net = next((n for n in build.services if n.fabric == network), None)
     media = build.media if network == "compute" else net.media if net else {}
+    if network == "out_of_band" and build.oob is not None:
+        media = build.oob.media
     per_part: dict[tuple[str, str], int] = {(tier, p.end): p.links for tier, m in media.items() for p in m.parts}
     links: Counter[tuple[str, str, str]] = Counter()
     for row in rows:

@@ -105,7 +105,7 @@ class ServiceNetwork:
             return name(node, i * self.sides + side)
         return STORAGE_SYSTEM, (e - servers) * self.sides + side
 
-    def _prefix(self, block: Block) -> str:
+    def prefix(self, block: Block) -> str:
         side = "ab"[block.side] if self.sides == 2 else ""
         pods = sum(1 for b in self.blocks if b.side == block.side)
         pod = f"-pod{block.pod + 1}" if pods > 1 else ""
@@ -116,7 +116,7 @@ class ServiceNetwork:
         network, side (a / b) and pod; `name(node, port)` names a server and its port."""
         for block in self.blocks:
             layout = block.layout
-            prefix = self._prefix(block)
+            prefix = self.prefix(block)
             switches: dict[str, str] = {}
 
             def switch(device: str, prefix: str = prefix, switches: dict[str, str] = switches) -> str:
