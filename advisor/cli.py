@@ -315,7 +315,12 @@ def recommend(
         )
     except ValidationError as exc:
         raise UserError(_validation_line(exc)) from None
-    rec = recommendations.recommend(profile, terms=_terms(prepared_for, prices, discount_pct))
+    # the design's first line as soon as the engine has it (before the quote and the
+    # store), unless files are written first: one that cannot be is the only output then
+    early = not as_json and all(path is None for path in (bom_csv, bom_xlsx, report_pdf, cabling_csv))
+    rec = recommendations.recommend(
+        profile, terms=_terms(prepared_for, prices, discount_pct), on_design=_print_title if early else None
+    )
     written = _exports(rec, bom_csv, bom_xlsx, report_pdf)
     if cabling_csv is not None:
         _write_cabling(rec, cabling_csv)
@@ -323,15 +328,22 @@ def recommend(
     if as_json:
         _json(rec)
         return
-    _print_design(rec, bom, written)
+    _print_design(rec, bom, written, titled=early)
 
 
-def _print_design(rec: Recommendation, bom: bool, written: list[str]) -> None:
-    """The design for a person: its first line at once (plain text, flushed), then rich
-    and the renderers load (~0.1 s) for the rest, so the first line shows without them."""
+def _print_title(rec: Recommendation) -> None:
+    """The design's first line, plain text, flushed: shown before rich and the renderers
+    load (~0.1 s) for the rest."""
     from advisor.render import headline
 
     print(headline.title(rec), flush=True)
+
+
+def _print_design(rec: Recommendation, bom: bool, written: list[str], titled: bool = False) -> None:
+    """The design for a person: its first line (unless `titled`: printed already), then
+    the rest with rich and the renderers."""
+    if not titled:
+        _print_title(rec)
     from advisor.render import terminal
     from core.settings import settings
 

@@ -7,6 +7,7 @@ through either module.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from advisor import store
@@ -25,13 +26,24 @@ def complete_profile(draft: ProfileDraft) -> WorkloadProfile:
     return resolve(draft)
 
 
-def recommend(profile: WorkloadProfile, save: bool = True, terms: QuoteTerms | None = None) -> Recommendation:
+def recommend(
+    profile: WorkloadProfile,
+    save: bool = True,
+    terms: QuoteTerms | None = None,
+    on_design: Callable[[Recommendation], None] | None = None,
+) -> Recommendation:
     """The explained recommendation for profile, quoted under terms (the customer's
     name, prices and discount; none by default) and stored so its id can be shared.
 
-    Storing runs on every call (an INSERT OR IGNORE under the content-hash id), so the
-    id handed out is always in the current database file, even one replaced since."""
-    rec = quoted(_designed(profile.model_dump_json()), terms)
+    `on_design` is called with the engine's design the moment it exists, before it is
+    quoted (the alternative switches are designed too) and stored: the CLI prints the
+    design's first line there. Storing runs on every call (an INSERT OR IGNORE under the
+    content-hash id), so the id handed out is always in the current database file, even
+    one replaced since."""
+    designed = _designed(profile.model_dump_json())
+    if on_design is not None:
+        on_design(designed)
+    rec = quoted(designed, terms)
     return store.save(rec) if save else rec
 
 

@@ -90,6 +90,33 @@ def _asks(cues: Cues, start: int, end: int) -> bool:
     return cues.has("knowledge", start, end) or cues.text[start:end].rstrip().endswith("?")
 
 
+#: most words of a reply that reads as a name or a company ("Jane van der Berg", "Acme AI Lab")
+NAME_WORDS = 6
+
+
+def asks_instead_of_answering(text: str) -> bool:
+    """Typed where a detail was asked (a name, a company, an email), the text asks
+    something instead ("what does NDR mean?", "how much would that cost", "wait, which
+    switch is that?"): one of its clauses asks (`is_question`'s cues or a question mark).
+
+    A name or a company that merely opens with a word that can ask ("Will Smith", "Can
+    Demir", "Do Thi Lan", "When Labs") is a value: every cue found is a lone opening word
+    (anchored `at: start` in extraction/data/cues.yaml), no clause ends with a question
+    mark, and the text is written as a name (a few words, each capitalised)."""
+    cues = cues_of(text)
+    spans = _clause_spans(cues.text)
+    if any(cues.text[start:end].rstrip().endswith("?") for start, end in spans):
+        return True
+    asking = [cue for start, end in spans for cue in cues.matches("knowledge", start, end)]
+    return bool(asking) and not (all(cue.at == "start" for cue in asking) and _written_as_a_name(cues.text))
+
+
+def _written_as_a_name(text: str) -> bool:
+    """A few words, each that starts with a letter capitalised ("Will Smith", "Do Thi Lan")."""
+    words = text.split()
+    return 0 < len(words) <= NAME_WORDS and all(word[0].isupper() for word in words if word[0].isalpha())
+
+
 def asks_about_reported_figures(text: str) -> bool:
     """ "what % would IB be at the guide's numbers?", "did Meta's 24K-GPU cluster use
     DCQCN?": a question about figures or a cluster that are not the customer's."""

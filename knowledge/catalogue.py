@@ -193,7 +193,7 @@ class RoceCheck(_Fact):
 
 
 def _entries(kind: str) -> list[dict[str, Any]]:
-    return [r.data for r in sources.load() if r.kind == kind]
+    return [r.data for r in sources.of_kinds(kind)]
 
 
 @functools.cache

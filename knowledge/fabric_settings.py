@@ -69,7 +69,7 @@ class Headroom(BaseModel):
 
 @functools.cache
 def _settings() -> tuple[SettingFact, ...]:
-    return tuple(SettingFact.model_validate(r.data) for r in sources.load() if r.kind == "fabric_settings")
+    return tuple(SettingFact.model_validate(r.data) for r in sources.of_kinds("fabric_settings"))
 
 
 def settings(fabric: str, family: str, library: str = "NCCL") -> list[SettingFact]:
@@ -90,7 +90,7 @@ def settings(fabric: str, family: str, library: str = "NCCL") -> list[SettingFac
 
 @functools.cache
 def headroom() -> Headroom:
-    entries = [Headroom.model_validate(r.data) for r in sources.load() if r.kind == "pfc_headroom"]
+    entries = [Headroom.model_validate(r.data) for r in sources.of_kinds("pfc_headroom")]
     if len(entries) != 1:
         raise ValueError(f"fabric_settings.yaml: expected one pfc_headroom entry, found {len(entries)}")
     return entries[0]

@@ -73,7 +73,7 @@ class NcclResult(BaseModel):
 
 @functools.cache
 def _gpus() -> dict[str, Gpu]:
-    return {g.gpu_model: g for g in (Gpu.model_validate(r.data) for r in sources.load() if r.kind == "gpus")}
+    return {g.gpu_model: g for g in (Gpu.model_validate(r.data) for r in sources.of_kinds("gpus"))}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -90,7 +90,7 @@ def gpus() -> list[Gpu]:
 @functools.cache
 def models() -> tuple[ModelShape, ...]:
     """The published model shapes, in file order."""
-    return tuple(ModelShape.model_validate(r.data) for r in sources.load() if r.kind == "models")
+    return tuple(ModelShape.model_validate(r.data) for r in sources.of_kinds("models"))
 
 
 MODEL_MATCH = 0.02  # a size within 2 % of a published model's is taken to be that model
@@ -112,4 +112,4 @@ def model_shape(params_b: float | None, moe: bool | None = None) -> ModelShape |
 @functools.cache
 def nccl_results() -> tuple[NcclResult, ...]:
     """Published all_reduce_perf bus bandwidths the estimate is checked against."""
-    return tuple(NcclResult.model_validate(r.data) for r in sources.load() if r.kind == "nccl_results")
+    return tuple(NcclResult.model_validate(r.data) for r in sources.of_kinds("nccl_results"))

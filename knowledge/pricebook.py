@@ -141,4 +141,4 @@ def build_price_book(records: list[sources.Record]) -> PriceBook:
 @functools.cache
 def price_book() -> PriceBook:
     """The price book of `knowledge/sources/pricebook.yaml`, read once per process."""
-    return build_price_book(sources.load())
+    return build_price_book(sources.of_kinds("price_book", "server_prices", "bom_assumptions"))

@@ -21,7 +21,7 @@ ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 class SourceEntry(BaseModel):
     """The fields every knowledge entry has."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=1)

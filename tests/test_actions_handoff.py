@@ -1,6 +1,7 @@
 """The chat's handoff actions (bot/actions/handoff.py) with the real handoff service and a
 real local webhook sink: the form re-asks a malformed email, takes "nothing" as no
-message, and action_handoff sends what the conversation knows and says it was sent."""
+message, answers a question asked instead of a contact detail and asks for the detail
+again, and action_handoff sends what the conversation knows and says it was sent."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ import pytest
 from rasa_sdk.executor import CollectingDispatcher
 
 from tests.handoff_sinks import http_sink
-from tests.test_actions_fakes import install_service_stubs, slot_event, texts, tracker
+from tests.test_actions_fakes import fresh_turns, install_service_stubs, slot_event, texts, tracker  # noqa: F401 (autouse)
 
 install_service_stubs()
 
+from advisor import service  # noqa: E402
 from bot.actions import handoff  # noqa: E402
 from core.settings import settings  # noqa: E402
+from rules.models import Recommendation, WorkloadProfile  # noqa: E402
 
 CONTACT = {"contact_name": "Jane Doe", "contact_email": "jane@acme.example", "contact_company": "Acme AI Lab"}
 
@@ -105,6 +108,17 @@ def answer_form(slots: dict[str, object], asked: str, text: str) -> tuple[list[d
     return events, texts(dispatcher)
 
 
+def design_on_the_table() -> Recommendation:
+    """A design stored in this test's store, as the chat shows it before the handoff."""
+    return service.recommend(service.complete_profile(WorkloadProfile(workload="training", gpu_count=128)))
+
+
+def after_a_design(rec: Recommendation) -> dict[str, object]:
+    """The slots of a conversation that was shown rec and gave its name and email since."""
+    shown = {"recommendation_id": rec.id, "workload": rec.profile.workload.value, "gpu_count": rec.profile.gpu_count}
+    return {"contact_name": "Jane Doe", "contact_email": "jane@acme.example", **shown}
+
+
 def slot_values(events: list[dict[str, object]]) -> dict[object, object]:
     return {e["name"]: e["value"] for e in events if e["event"] == "slot"}
 
@@ -175,3 +189,71 @@ def test_action_handoff_after_a_cancel_sends_nothing_and_says_so(
         with sqlite3.connect(_private_store) as db:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             assert "handoffs" not in tables or db.execute("SELECT count(*) FROM handoffs").fetchone() == (0,)
+
+
+@pytest.mark.parametrize(
+    ("asked", "text"),
+    [
+        ("contact_name", "what does NDR mean?"),
+        ("contact_email", "what does NDR mean"),
+        ("contact_company", "what is NDR?"),
+    ],
+)
+def test_a_knowledge_question_instead_of_a_detail_is_answered_and_the_detail_asked_again(asked: str, text: str) -> None:
+    order = [*CONTACT, "handoff_message"]
+    known = {slot: CONTACT[slot] for slot in order[: order.index(asked)]}
+    events, said = answer_form(known, asked, text)
+    slots = slot_values(events)
+    assert slots[asked] is None and slots["requested_slot"] == asked  # not stored, the same question next
+    assert handoff.CANCELLED not in slots.values()
+    answer, again = said
+    assert "NDR" in answer and "Source:" in answer  # the glossary's answer, with its source
+    assert again == handoff.replies.text(f"handoff_reask_{asked}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["how much would that cost?", "wait, which switch is that?", "how many switches is that"],
+)
+def test_a_question_about_the_design_on_the_table_is_answered_from_it_mid_form(text: str) -> None:
+    rec = design_on_the_table()
+    events, said = answer_form(after_a_design(rec), "contact_company", text)
+    slots = slot_values(events)
+    assert slots["contact_company"] is None and slots["requested_slot"] == "contact_company"
+    answer, again = said
+    assert rec.fabric.switch_model.split()[-1] in answer or "$" in answer, answer
+    assert again == "Back to the handoff: which company are you with?"
+
+
+def test_a_what_if_mid_form_waits_for_the_handoff_and_changes_no_design() -> None:
+    rec = design_on_the_table()
+    events, said = answer_form(after_a_design(rec), "contact_company", "what about 256 GPUs?")
+    assert slot_values(events) == {"contact_company": None, "requested_slot": "contact_company"}
+    assert said == [handoff.replies.text("handoff_aside_later"), "Back to the handoff: which company are you with?"]
+
+
+def test_a_question_the_chat_cannot_answer_waits_and_the_form_asks_again() -> None:
+    events, said = answer_form({}, "contact_name", "do you need my full legal name or is a nickname fine?")
+    assert slot_values(events)["contact_name"] is None
+    assert said == [handoff.replies.text("handoff_aside_later"), "Back to the handoff: what is your name?"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "text", "kept"),
+    [
+        ("contact_name", "Jane Doe", "Jane Doe"),
+        ("contact_name", "Will Smith", "Will Smith"),  # "will" can ask; a name written as one does not
+        ("contact_name", "Do Thi Lan", "Do Thi Lan"),
+        ("contact_name", "my name is Jane", "my name is Jane"),
+        ("contact_email", "is jane@acme.example ok?", "jane@acme.example"),  # a question, with the answer in it
+        ("contact_company", "Acme AI Lab", "Acme AI Lab"),
+        ("contact_company", "When Labs", "When Labs"),
+        ("handoff_message", "how much would 800G cost?", "how much would 800G cost?"),  # the question is the message
+    ],
+)
+def test_a_plausible_detail_is_still_taken(asked: str, text: str, kept: str) -> None:
+    order = [*CONTACT, "handoff_message"]
+    known = {slot: CONTACT[slot] for slot in order[: order.index(asked)]}
+    events, said = answer_form(known, asked, text)
+    assert slot_values(events)[asked] == kept
+    assert not [line for line in said if "Back to the handoff" in line or "finish the handoff" in line]

@@ -1,7 +1,8 @@
 """The handoff through the real chat: Rasa (its env) and the action server (our env), the
 action server sending to a real local SMTP server, webhook sink and Slack stand-in (one of
 them down in the second stack). The contact details are asked for, a malformed email is
-asked again, and the reply says what was sent where."""
+asked again, a question asked instead of a detail is answered and the detail asked again,
+and the reply says what was sent where."""
 
 from __future__ import annotations
 
@@ -97,3 +98,21 @@ def test_cancel_leaves_the_handoff_form_at_any_question_and_nothing_is_sent(
     sent = [hook for *_, hook in webhook.received if str(hook["conversation_id"]).endswith(sender)]
     assert len(sent) == 1 and sent[0]["message"] == "" and sent[0]["name"] == "Jane Doe"
     assert len([m for _, m in mailbox.mails if sent[0]["reference"] in m["Subject"]]) == 1
+
+
+def test_a_question_instead_of_the_company_is_answered_and_the_company_asked_again(
+    stack: launch.ChatStack, sinks: tuple[Mailbox, HttpSink, HttpSink]
+) -> None:
+    _, webhook, _ = sinks
+    sender = f"test-{uuid.uuid4().hex[:8]}"
+    assert "**Recommendation:" in say(stack, sender, "We will pretrain a 70B model on 128 H100s, what network?")
+    assert "network engineer" in say(stack, sender, "I want to talk to an engineer")
+    assert "your name" in say(stack, sender, "yes please")
+    assert "email" in say(stack, sender, "Jane Doe")
+    assert "company" in say(stack, sender, "jane@acme.example")
+    aside = say(stack, sender, "wait, which switch is that?")
+    assert "QM9700" in aside and aside.endswith("Back to the handoff: which company are you with?"), aside
+    assert "discuss" in say(stack, sender, "Acme AI Lab")
+    assert say(stack, sender, "nothing").startswith("Sent to the sales engineering team")
+    [hook] = [hook for *_, hook in webhook.received if str(hook["conversation_id"]).endswith(sender)]
+    assert hook["company"] == "Acme AI Lab" and hook["name"] == "Jane Doe"

@@ -75,3 +75,15 @@ def test_a_remembered_chat_answer_is_stored_again_after_the_file_is_replaced(
     again = service.ask(question).recommendation
     assert again is not None and again.id == first.id
     assert rows(db, first.id) == 1
+
+
+def test_the_design_is_handed_on_before_it_is_quoted_and_stored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI prints a design's first line from `on_design`: the engine's design, before
+    the quote (its alternative switches designed too) and the store."""
+    order: list[object] = []
+    saved = recommendations.store.save
+    monkeypatch.setattr(recommendations.store, "save", lambda rec: order.append("stored") or saved(rec))
+    rec = recommendations.recommend(PROFILE, on_design=lambda designed: order.append(designed))
+    [designed, stored] = order
+    assert stored == "stored" and isinstance(designed, type(rec)) and designed.quote is None
+    assert rec.quote is not None and designed.profile == rec.profile

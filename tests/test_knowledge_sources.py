@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from knowledge import schemas, sources
 
@@ -303,3 +304,15 @@ def test_wrong_type_in_a_hardware_entry_names_file_entry_and_field(tmp_path):
 
 def test_every_shipped_kind_has_a_schema():
     assert {r.kind for r in sources.load()} <= set(schemas.KINDS)
+
+
+def test_each_files_kinds_are_read_from_its_top_level_keys() -> None:
+    for path, declared in sources._declared_kinds().items():
+        assert declared == set(yaml.safe_load(path.read_text(encoding="utf-8"))), path.name
+
+
+def test_the_sizings_kinds_are_the_same_records_as_in_the_whole_load_from_fewer_files(records) -> None:
+    wanted = ("hardware_switches", "links", "price_book", "bom_assumptions", "fabric_settings", "gpus")
+    assert sources.of_kinds(*wanted) == [r for r in records if r.kind in wanted]
+    read = {path.name for path, declared in sources._declared_kinds().items() if declared & set(wanted)}
+    assert "glossary.yaml" not in read and "practice.yaml" not in read and len(read) < len(sources.source_files())

@@ -3,7 +3,8 @@ output for a spread of designs (InfiniBand H100, RoCE, GB200, MI300X, L40S infer
 carries no "seed", no file of ours and no path into the rules or the knowledge base:
 markdown (chat, API), Slack blocks, the diagram, the report as a web page and as the
 PDF WeasyPrint prints (read back with pypdf), the BOM as CSV and XLSX, the cabling plan,
-what the widget's card is sent, and the CLI's text."""
+what the widget's card is sent, the chat's replies to its verbs (BOM, report, racks) and
+the CLI's text."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pypdf
 import pytest
 from rich.console import Console
 
-from advisor import recommendations
+from advisor import recommendations, verbs
 from advisor.models import Answer
 from advisor.render import markdown, slack, terminal
 from advisor.render.bom import bom_csv
@@ -88,6 +89,10 @@ RENDERERS = {
     "cli text": terminal_text,
     "cabling csv": cabling_text,
     "widget card": widget_payload,
+    # the chat's replies to "show me the BOM", "can I get this as a PDF?", "how many racks?"
+    "chat verbs": lambda rec: "\n".join(
+        line for topic in ("bom", "report", "racks") for line in verbs.design_lines(rec, topic)
+    ),
 }
 
 

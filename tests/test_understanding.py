@@ -7,7 +7,7 @@ import pytest
 
 from advisor import service
 from advisor.models import AskKind
-from advisor.understand import Want, clauses, side_question
+from advisor.understand import Want, asks_instead_of_answering, clauses, side_question
 
 
 @pytest.fixture(scope="module")
@@ -356,3 +356,40 @@ def test_a_question_about_someone_elses_cluster_after_a_design_re_sizes_nothing(
         "For reference, how large were Meta's Llama 3 training pods?", recommendation_id=design.recommendation.id
     )
     assert result.kind == AskKind.answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what does NDR mean?",
+        "how much would that cost?",
+        "wait, which switch is that?",
+        "wait, which switch is that",  # the question word opens its clause
+        "how much would that cost",
+        "why do you need that",
+        "Do you need my full name?",
+        "NDR?",
+    ],
+)
+def test_a_question_typed_where_a_detail_was_asked_asks_instead_of_answering(text: str) -> None:
+    assert asks_instead_of_answering(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jane Doe",
+        "Will Smith",  # "will" can open a question; a name written as one does not ask
+        "Can Demir",
+        "Do Thi Lan",
+        "When Labs",
+        "my name is Jane",
+        "It is Jane",
+        "Acme AI Lab",
+        "Acme, Inc.",
+        "I am with Acme",
+        "jane@acme.example",
+    ],
+)
+def test_a_name_or_a_company_is_an_answer_even_when_it_opens_with_a_question_word(text: str) -> None:
+    assert not asks_instead_of_answering(text)

@@ -13,6 +13,15 @@ CANCELLED, so `action_handoff`, which the rules run when the form ends, records 
 nothing and says so. This is decided here rather than by an intent: Rasa runs an active
 form before any rule, and the NLU's `deny` ("no", "never mind") at the last question
 means "nothing to add" rather than "cancel".
+
+A question typed where a contact detail is asked ("what does NDR mean?", "how much would
+that cost?", "wait, which switch is that?") is no name, email or company: the validation
+drops it from the slot (the understanding decides: `advisor.understand.
+asks_instead_of_answering`), answers it as the chat would (a figure of the design on the
+table, or a knowledge answer it is sure of) or says the handoff comes first, and the form
+asks for the same detail again. Its slot mappings take any text (`from_text`), so this
+is decided here too, with no change to the NLU data or the trained model. At the last
+question (what to discuss) a question is the message, and kept.
 """
 
 from __future__ import annotations
@@ -25,9 +34,11 @@ from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
-from advisor import handoff
+from advisor import handoff, understand
+from advisor.models import AskKind
+from advisor.render import markdown
 from advisor.store import StoreUnavailable
-from bot.actions import output, profile, replies
+from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
 from bot.actions.conversation import summary
 
@@ -52,6 +63,12 @@ CANCEL = re.compile(
 REFUSAL = frozenset(
     {"no", "nope", "nah", "no thanks", "no thank you", "rather not", "i d rather not", "i would rather not"}
 )
+
+
+#: the details a question cannot stand for (at the last question, a question is the message)
+CONTACT_SLOTS = ("contact_name", "contact_email", "contact_company")
+#: an email address inside a sentence ("sure, it's jane@acme.example.")
+EMAIL_IN_TEXT = re.compile(r"[^@\s<>()\"',;]+@[^@\s<>()\"',;]+")
 
 
 def cancels(answer: str, asked: str | None) -> bool:
@@ -84,14 +101,20 @@ class ValidateHandoffForm(FormValidationAction):
         does, or end the form when none is missing."""
         missing = [slot for slot in self.domain_slots(domain) if tracker.slots.get(slot) is None]
         if missing:
-            output.say(dispatcher, tracker, replies.text(f"handoff_ask_{missing[0]}"), buttons=[CANCEL_BUTTON])
+            again = missing[0] == tracker.get_slot(REQUESTED_SLOT) and asks_instead(
+                missing[0], profile.latest_text(tracker)
+            )
+            key = f"handoff_reask_{missing[0]}" if again else f"handoff_ask_{missing[0]}"  # after a question aside
+            output.say(dispatcher, tracker, replies.text(key), buttons=[CANCEL_BUTTON])
         return SlotSet(REQUESTED_SLOT, missing[0] if missing else None)
 
     def validate_contact_email(
         self, value: Any, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
     ) -> dict[str, Any]:
         text = str(value or "").strip()
-        found = re.search(r"[^@\s<>()\"',;]+@[^@\s<>()\"',;]+", text)  # "it's jane@acme.example"
+        if asks_instead("contact_email", text):
+            return {"contact_email": None, **answer_aside(dispatcher, tracker)}
+        found = EMAIL_IN_TEXT.search(text)  # "it's jane@acme.example"
         candidate = found.group(0).rstrip(".") if found else text
         if problem := handoff.email_problem(candidate):
             output.say(dispatcher, tracker, replies.text("handoff_bad_email", problem=problem))
@@ -101,12 +124,12 @@ class ValidateHandoffForm(FormValidationAction):
     def validate_contact_name(
         self, value: Any, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
     ) -> dict[str, Any]:
-        return {"contact_name": str(value or "").strip()[:LONGEST_DETAIL] or None}
+        return _detail("contact_name", value, dispatcher, tracker)
 
     def validate_contact_company(
         self, value: Any, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
     ) -> dict[str, Any]:
-        return {"contact_company": str(value or "").strip()[:LONGEST_DETAIL] or None}
+        return _detail("contact_company", value, dispatcher, tracker)
 
     def validate_handoff_message(
         self, value: Any, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]
@@ -115,6 +138,45 @@ class ValidateHandoffForm(FormValidationAction):
         if text.lower().rstrip(".!") in NOTHING or not text:
             return {"handoff_message": NO_MESSAGE}
         return {"handoff_message": text[: handoff.MAX_MESSAGE_CHARS]}
+
+
+def asks_instead(slot: str, text: str) -> bool:
+    """The answer to the question about slot asks something instead of giving the detail
+    (an email address given inside a question is still the answer)."""
+    if slot not in CONTACT_SLOTS or (slot == "contact_email" and EMAIL_IN_TEXT.search(text)):
+        return False
+    return understand.asks_instead_of_answering(text)
+
+
+def _detail(slot: str, value: Any, dispatcher: CollectingDispatcher, tracker: Tracker) -> dict[str, Any]:
+    """A name or a company as typed (trimmed), or none after a question asked instead."""
+    text = str(value or "").strip()
+    if asks_instead(slot, text):
+        return {slot: None, **answer_aside(dispatcher, tracker)}
+    return {slot: text[:LONGEST_DETAIL] or None}
+
+
+def answer_aside(dispatcher: CollectingDispatcher, tracker: Tracker) -> dict[str, Any]:
+    """Answer a question asked in the middle of the form as the chat answers it (the turn's
+    one decision, bot/actions/respond.py): a figure of the design on the table, or a
+    knowledge answer the knowledge base is sure of; anything else (a new size, a question
+    it would answer with "I'm not sure ... the closest entry is") waits until the handoff
+    is done, and the person is told so: a hedge in the middle of a form is noise. The
+    slots the answer sets (what it was about)."""
+    decided = respond.turn(tracker)
+    if decided.kind == AskKind.design_answer and decided.design_answer:
+        output.say(dispatcher, tracker, decided.design_answer)
+    elif (
+        decided.kind == AskKind.answer
+        and decided.answer is not None
+        and decided.answer.confident
+        and decided.relevance >= respond.CONFIDENT_ANSWER
+    ):
+        output.say(dispatcher, tracker, markdown.answer_markdown(decided.answer))
+    else:
+        output.say(dispatcher, tracker, replies.text("handoff_aside_later"))
+        return {}
+    return {respond.CONTEXT_SLOT: decided.context.model_dump()}
 
 
 #: the actions of a turn that do not answer the message (Rasa runs the form before this
