@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -188,7 +189,8 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
 
 @dataclass(frozen=True)
 class _Layer:
-    qkv: Array  # (384, 3 * 384): query, key and value projections side by side, transposed
+    # weights as the model stores them, (outputs, inputs), applied by _project
+    qkv: Array  # (3 * 384, 384): query, key and value projections stacked
     qkv_bias: Array
     out: Array
     out_bias: Array
@@ -201,27 +203,58 @@ class _Layer:
 
 
 def _layer_norm(x: Array, weight_bias: tuple[Array, Array]) -> Array:
+    """LayerNorm over the last axis, computed as `x.mean()` would (a float32 sum divided
+    by the width) without numpy's Python-level mean wrapper (~0.7 ms of every query's
+    13 calls), and in place on the one new array."""
     weight, bias = weight_bias
-    mean = x.mean(axis=-1, keepdims=True)
-    centred = x - mean
-    variance = (centred * centred).mean(axis=-1, keepdims=True)
-    result: Array = centred / np.sqrt(variance + _LAYER_NORM_EPS) * weight + bias
-    return result
+    width = x.shape[-1]
+    centred: Array = x - np.add.reduce(x, axis=-1, keepdims=True) / width
+    variance = np.add.reduce(centred * centred, axis=-1, keepdims=True) / width
+    variance += _LAYER_NORM_EPS
+    np.sqrt(variance, out=variance)
+    centred /= variance
+    centred *= weight
+    centred += bias
+    return centred
 
 
 def _erf(x: Array) -> Array:
     """erf to ~1e-7 (Abramowitz and Stegun 7.1.26), as numpy has none and BERT's GELU is
-    the exact erf form, not the tanh approximation."""
-    sign = np.sign(x)
+    the exact erf form, not the tanh approximation. The same float32 operations in the
+    same order as the formula reads, most of them in place (the widest arrays of the pass)."""
     a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    result: Array = (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
-    return result
+    t = 0.3275911 * a
+    t += 1.0
+    np.divide(1.0, t, out=t)
+    poly = cast(Array, t * np.float32(1.061405429))
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        np.add(poly, coefficient, out=poly)
+        poly *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a
+    np.subtract(1.0, poly, out=poly)
+    poly *= np.sign(x)
+    return poly
 
 
 def _gelu(x: Array) -> Array:
-    result: Array = 0.5 * x * (1.0 + _erf(x / np.float32(np.sqrt(2.0))))
+    """0.5 x (1 + erf(x / sqrt 2)), x overwritten with the result."""
+    erf = _erf(x / np.float32(np.sqrt(2.0)))
+    erf += 1.0
+    x *= 0.5
+    x *= erf
+    return x
+
+
+def _project(x: Array, weight: Array) -> Array:
+    """x @ weight.T for x of shape (..., inputs) and weight (outputs, inputs), as
+    (weight @ rows.T).T: OpenBLAS runs the product of a wide weight by a few token rows
+    ~15% faster in this orientation than x @ weight.T, with the same sums (each output a
+    dot product over the inputs in their order; tests/test_embedding.py holds the vectors)."""
+    rows = x.reshape(-1, x.shape[-1])
+    result: Array = np.ascontiguousarray((weight @ rows.T).T).reshape(*x.shape[:-1], weight.shape[0])
     return result
 
 
@@ -255,15 +288,15 @@ class MiniLM:
             self.layers.append(
                 _Layer(
                     qkv=np.ascontiguousarray(
-                        np.concatenate([f32(f"{attention}.{k}.weight") for k in ("query", "key", "value")]).T
+                        np.concatenate([f32(f"{attention}.{k}.weight") for k in ("query", "key", "value")])
                     ),
                     qkv_bias=np.concatenate([f32(f"{attention}.{k}.bias") for k in ("query", "key", "value")]),
-                    out=np.ascontiguousarray(f32(f"{p}.attention.output.dense.weight").T),
+                    out=f32(f"{p}.attention.output.dense.weight"),
                     out_bias=f32(f"{p}.attention.output.dense.bias"),
                     norm1=norm(f"{p}.attention.output.LayerNorm"),
-                    up=np.ascontiguousarray(f32(f"{p}.intermediate.dense.weight").T),
+                    up=f32(f"{p}.intermediate.dense.weight"),
                     up_bias=f32(f"{p}.intermediate.dense.bias"),
-                    down=np.ascontiguousarray(f32(f"{p}.output.dense.weight").T),
+                    down=f32(f"{p}.output.dense.weight"),
                     down_bias=f32(f"{p}.output.dense.bias"),
                     norm2=norm(f"{p}.output.LayerNorm"),
                 )
@@ -298,24 +331,40 @@ class MiniLM:
         for row, tokens in enumerate(batch):
             ids[row, : len(tokens)] = tokens
             mask[row, : len(tokens)] = 1.0
+        # padding is never attended to; a batch of one (a query) has none to block
+        padded = any(len(tokens) < length for tokens in batch)
+        blocked = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :] if padded else None
         x = _layer_norm(self.words[ids] + self.positions[:length] + self.token_type, self.embedding_norm)
-        # padding is never attended to
-        blocked = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         size, head = self.width, self.width // self.heads
         scale = np.float32(1.0 / np.sqrt(head))
         for layer in self.layers:
-            qkv = x @ layer.qkv + layer.qkv_bias  # (batch, length, 3 * size)
+            qkv = _project(x, layer.qkv)
+            qkv += layer.qkv_bias  # (batch, length, 3 * size)
             q, k, v = (
                 qkv[..., i * size : (i + 1) * size].reshape(len(batch), length, self.heads, head).transpose(0, 2, 1, 3)
                 for i in range(3)
             )
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + blocked
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores = q @ k.transpose(0, 1, 3, 2)
+            scores *= scale
+            if blocked is not None:
+                scores += blocked
+            scores -= scores.max(axis=-1, keepdims=True)
+            np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(len(batch), length, size)
-            x = _layer_norm(x + context @ layer.out + layer.out_bias, layer.norm1)
-            x = _layer_norm(x + _gelu(x @ layer.up + layer.up_bias) @ layer.down + layer.down_bias, layer.norm2)
-        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+            context = cast(Array, scores @ v).transpose(0, 2, 1, 3).reshape(len(batch), length, size)
+            attended = _project(context, layer.out)
+            attended += x
+            attended += layer.out_bias
+            x = _layer_norm(attended, layer.norm1)
+            up = _project(x, layer.up)
+            up += layer.up_bias
+            down = _project(_gelu(up), layer.down)
+            down += x
+            down += layer.down_bias
+            x = _layer_norm(down, layer.norm2)
+        if padded:
+            x *= mask[..., None]
+        pooled = x.sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         result: Array = (pooled / norms).astype(np.float32)
         return result

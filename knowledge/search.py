@@ -35,7 +35,7 @@ from knowledge.query import (
 )
 
 if TYPE_CHECKING:  # numpy (core/embedding.py) loads with the first search, not with the package
-    from knowledge import semantic
+    from knowledge import meaning, semantic
 
 MAX_LIMIT = 50
 logger = logging.getLogger(__name__)
@@ -145,8 +145,7 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     bm25 = {row[0]: -row[-1] for row in rows}
     entries = {row[0]: Entry(**dict(zip(_ENTRY_COLUMNS, row[:-1], strict=True))) for row in rows}
     meaning = _meaning(db, db_path, str(text)[:MAX_INPUT_CHARS])
-    ranked = sorted(meaning, key=meaning.__getitem__, reverse=True)[:MEANING_CANDIDATES]
-    extra = [i for i in ranked if i not in entries and meaning[i] >= MIN_MEANING]
+    extra = [i for i in meaning.best(MEANING_CANDIDATES) if i not in entries and meaning.get(i) >= MIN_MEANING]
     if extra:
         for row in db.execute(_ROWS_SQL, {"ids": json.dumps(extra)}).fetchall():
             entries[row[0]] = Entry(**dict(zip(_ENTRY_COLUMNS, row, strict=True)))
@@ -155,32 +154,24 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     wanted = wanted_answers(text)
     words = content_words(text)
     for entry_id, hit in entries.items():
-        relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(
-            entry_id, 0.0
-        )
+        relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(entry_id)
         fit = answer_fit(wanted, hit.title, hit.text) * title_fit(words, hit.title)
         hit.score = round(relevance * boost(hit.kind, asked) * fit, 4)
     hits = sorted(entries.values(), key=lambda hit: hit.score, reverse=True)
     return [hit for hit in hits if hit.score > 0][:limit]
 
 
-def _meaning(db: Any, db_path: str | Path | None, text: str) -> dict[str, float]:
+def _meaning(db: Any, db_path: str | Path | None, text: str) -> meaning.Meaning:
     """Each entry's similarity of meaning to text: TF-IDF, blended with the sentence
-    embeddings' when EMBEDDING_SHARE is set."""
+    embeddings' when EMBEDDING_SHARE is set (knowledge.meaning, as arrays)."""
+    from knowledge import meaning  # numpy with it: at the first search, not when the catalogue is read
+
     key = _db_key(db_path)
     index = vectors.index_for(key)
     if index is None:
         index = vectors.index_for(key, _entry_texts(db))
     assert index is not None
-    meaning = index.similarities(text)
-    semantic_index = _semantic_index(key, db)
-    if semantic_index is None:
-        return meaning
-    embedded = semantic_index.similarities(text)
-    return {
-        entry_id: (1 - EMBEDDING_SHARE) * meaning.get(entry_id, 0.0) + EMBEDDING_SHARE * score
-        for entry_id, score in embedded.items()
-    }
+    return meaning.blend(index, _semantic_index(key, db), text, EMBEDDING_SHARE)
 
 
 def _semantic_index(key: str, db: Any) -> semantic.SemanticIndex | None:

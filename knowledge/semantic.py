@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from core import embedding, progress
 from core.embedding import MiniLM
@@ -31,6 +32,7 @@ class SemanticIndex:
     def __init__(self, model: MiniLM, entries: list[EntryText], cache_dir: Path | None = None) -> None:
         self.model = model
         self.ids = [e.id for e in entries]
+        self.position = {entry_id: at for at, entry_id in enumerate(self.ids)}
         texts = [" ".join((e.phrasings[0], e.body)) if e.phrasings else e.body for e in entries]
         self.owner = np.array([n for n, e in enumerate(entries) for _ in e.phrasings], dtype=np.int64)
         texts += [p for e in entries for p in e.phrasings]
@@ -54,12 +56,16 @@ class SemanticIndex:
 
     def similarities(self, text: str) -> dict[str, float]:
         """Every entry's cosine similarity to text (clipped at 0), as in vectors.Index."""
+        return dict(zip(self.ids, self.scores(text).tolist(), strict=True))
+
+    def scores(self, text: str) -> npt.NDArray[np.float32]:
+        """`similarities` as an array in the order of `ids` (knowledge.meaning blends it)."""
         query = self.model.encode([text])[0]
         body = np.clip(self.bodies @ query, 0.0, None)
         best = np.zeros(len(self.ids), dtype=np.float32)
         np.maximum.at(best, self.owner, np.clip(self.phrasings @ query, 0.0, None))
-        scores = PARAPHRASE_SHARE * best + (1 - PARAPHRASE_SHARE) * body
-        return {entry_id: float(score) for entry_id, score in zip(self.ids, scores, strict=True)}
+        scores: npt.NDArray[np.float32] = PARAPHRASE_SHARE * best + (1 - PARAPHRASE_SHARE) * body
+        return scores
 
 
 _cache: dict[str, SemanticIndex] = {}
