@@ -247,3 +247,18 @@ def test_an_entry_titled_by_the_questions_words_counts_more_than_one_titled_othe
     other = title_fit(asked, "Credit-based flow control")
     assert named > other == 1.0
     assert title_fit(frozenset(), "Adaptive routing") == 1.0
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # a whole system's figure, not its GPU's (the GPU entry states 1,000 W per B200)
+        ("how many kilowatts does one DGX B200 node need?", "practice-dgx-system-power"),
+        # a comparison of fabric shapes, not a table of switch counts
+        ("why stay on two tiers rather than adding a core tier?", "practice-two-vs-three-tier"),
+        # a cloud's own transport, not RoCE's versions
+        ("which transport does the Elastic Fabric Adapter run?", "practice-aws-efa-srd"),
+    ],
+)
+def test_questions_of_the_kinds_that_missed_lead_with_the_entry_that_states_the_answer(db, question, expected):
+    assert expected in top_ids(db, question, n=2)
