@@ -131,6 +131,11 @@ class Extraction(BaseModel):
         if field in _SIZE_KEPT_WITH:
             for name in set(_SIZE_KEPT_WITH) - {field, _SIZE_KEPT_WITH[field]}:
                 base.pop(name, None)
+            if field not in updates and set(updates) & set(_SIZE_KEPT_WITH):
+                # the number kept, its unit corrected ("64 nodes, not 64 GPUs"): the value
+                # taken back was of another size field, which is worked out again from the
+                # one meant and the server shape
+                base.pop(field, None)
         return ProfileDraft.model_validate({**base, **updates})
 
     def spans_for(self, field: str) -> list[Span]:
