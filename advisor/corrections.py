@@ -262,7 +262,7 @@ def revise(
         if meant.model_dump(exclude_none=True):
             kind = "contrast"
             merged = before.merged(found.profile).merged(meant)
-            if _swaps_unit(field, meant):  # "64 nodes, not 64 GPUs": the count taken back goes
+            if field is not None and _swaps_unit(field, meant):  # "64 nodes, not 64 GPUs": the count taken back goes
                 unsized = found.profile.model_copy(update=dict.fromkeys(_SHAPE_FIELDS))
                 merged = before.model_copy(update={field: None}).merged(unsized).merged(meant)
     if not kind and has_marker(text):
@@ -286,7 +286,7 @@ def revise(
 _SHAPE_FIELDS = ("gpu_count", "node_count", "gpus_per_node")
 
 
-def _swaps_unit(field: str | None, meant: ProfileDraft) -> bool:
+def _swaps_unit(field: str, meant: ProfileDraft) -> bool:
     """The side meant gives the number another size unit than the side taken back ("64
     nodes, not 64 GPUs"): the value taken back is no value of the cluster at all, and it
     is worked out again from the one meant and the server shape (read together, both
