@@ -91,6 +91,17 @@ ASKS_TO_COMPARE = re.compile(
 )
 
 
+def _one_fabric_to_try(decided: service.Turn, text: str) -> bool:
+    """The message asks for the design on the table with one fabric it names (a what-if
+    the dispatcher sizes), not for the candidates side by side."""
+    return (
+        decided.decision.want == Want.sizing
+        and decided.shown is not None
+        and decided.extraction.profile.prefer is not None
+        and len(extraction.fabrics_named(text)) == 1
+    )
+
+
 class ActionCompare(AdvisorAction):
     """The candidate fabrics side by side for this cluster."""
 
@@ -102,8 +113,13 @@ class ActionCompare(AdvisorAction):
         # comparison itself shows
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):
             return []
-        decision = respond.turn(tracker).decision
+        decided = respond.turn(tracker)
+        decision = decided.decision
         text = profile.latest_text(tracker)
+        if _one_fabric_to_try(decided, text):
+            # "please show the RoCE option", "change the fabric to RoCE": the design with that
+            # fabric, as the dispatcher decided, not the comparison Rasa's intent names
+            return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
         if decision.want == Want.question and not (extraction.fabrics_named(text) or ASKS_TO_COMPARE.search(text)):
             # "would tensor parallelism across nodes be advisable?": nothing to compare
             return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
