@@ -129,3 +129,11 @@ def test_a_command_to_try_one_fabric_sizes_the_design_with_it(
     rec = service.get_recommendation(new_ids[-1])
     assert rec is not None and str(rec.fabric.technology) == "rocev2"
     assert "Fabrics compared" not in said and "RoCE" in said
+
+
+def test_why_asked_before_any_design_is_answered_from_the_knowledge_base(reads: list[str]) -> None:
+    """ "Why are the nodes rail-aligned?" heard as `explain` with no design yet asks why in
+    general: the knowledge answer, not "I haven't recommended anything yet"."""
+    events, said = chat_turn(recommend.ActionExplain(), "Why are the nodes rail-aligned?", "explain")
+    assert "rail" in said.lower() and "haven't recommended" not in said
+    assert not [e for e in events if e.get("name") == "recommendation_id"]

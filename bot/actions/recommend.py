@@ -76,8 +76,13 @@ class ActionExplain(AdvisorAction):
             return respond.respond(dispatcher, tracker, list)  # "why not Dragonfly+?"
         rec = recommendation_for_question(tracker)
         if rec is None:
-            output.say(dispatcher, tracker, replies.text("no_recommendation"))
-            return []
+            # no design to explain: "why are the nodes rail-aligned?" asks why in general,
+            # answered from the knowledge base as the dispatcher decided
+            def nothing_to_explain() -> list[EventType]:
+                output.say(dispatcher, tracker, replies.text("no_recommendation"))
+                return []
+
+            return respond.respond(dispatcher, tracker, nothing_to_explain, terms_are_questions=True)
         why_not = extraction.fabrics_named(profile.latest_text(tracker))  # "why not RoCE?"
         output.say(dispatcher, tracker, markdown.why_markdown(rec, why_not))
         return remember(tracker, rec)
