@@ -16,7 +16,10 @@ Corrections are told by the kind of language, not by phrases of a test set:
 
 A size figure corrected keeps the one it goes with: "4 GPUs per node, not 8" on 16
 servers of 8 is 16 servers of 4 (64 GPUs): a person who says how many GPUs a server holds
-is describing the servers they have, not a new total (extraction.models._SIZE_KEPT_WITH).
+is describing the servers they have, not a new total (extraction.models._SIZE_KEPT_WITH);
+when the GPU count was stated and the server count only worked out from it ("64 GPUs, 8 per
+server"), the GPUs stay and the servers follow. A unit corrected ("64 nodes, not 64 GPUs")
+keeps the number and works the count it was taken for out again.
 A new GPU count keeps the server shape and a new server count keeps it too.
 
 `revise` is the one function the REST API, the CLI (through advisor.service) and the chat's

@@ -92,3 +92,14 @@ def test_a_unit_corrected_keeps_the_number_and_works_the_other_count_out_again(
     profile = service.complete_profile(merged)  # raised when the two counts disagreed
     assert (profile.node_count, profile.gpus_per_node, profile.gpu_count) == sized
     assert merged.workload == "training" and merged.gpu_model == "H100"
+
+
+def test_a_number_two_fields_held_is_taken_back_from_the_field_the_text_restates() -> None:
+    """64 GPUs of 8 a server are 8 servers: "the servers have 4 GPUs each, not 8" takes back
+    the 8 GPUs a server (the field it gives a new value of), not the 8 servers."""
+    earlier = ProfileDraft(workload="inference", gpu_count=64, gpus_per_node=8, gpu_model="H100")
+    merged = corrections.revise(
+        "Apologies, the servers have 4 GPUs each, not 8.", earlier, expecting="gpu_count", shown=True
+    ).merged
+    profile = service.complete_profile(merged)
+    assert (profile.gpu_count, profile.gpus_per_node, profile.node_count) == (64, 4, 16)
