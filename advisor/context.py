@@ -61,7 +61,7 @@ def resolve(question: str, context: DialogueContext | None) -> str:
         subject = dialogue.names(context.question) or dialogue.names(context.topic)
         added = [word for word in subject if word.lower() not in question.lower()]
         return f"{question} ({' '.join(added)})" if added else question
-    if own or not context.topic or dialogue.says_enough(question) or dialogue.points_back(question):
+    if own or not context.topic or dialogue.says_enough(question):
         return looked_up
     missing = [word for word in _title_words(context.topic) if word.lower() not in looked_up.lower()]
     if not missing:

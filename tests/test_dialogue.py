@@ -92,8 +92,12 @@ def test_an_answer_naming_what_was_asked_is_given_as_the_answer() -> None:
             "(nccl)",
             "binary",
         ),
-        # "that" points back at the last subject: the optic, not the last question's reach words
-        ("and for runs longer than 50 m? (400g sr4)", "which connector does that use", "(400g sr4)", "longer"),
+        (
+            "what does the sm do? (infiniband subnet manager)",
+            "which software runs it on large fabrics",
+            "(sm infiniband)",
+            "subnet",
+        ),
     ],
 )
 def test_a_follow_up_that_says_what_it_asks_leans_on_the_last_subject_only(
