@@ -37,8 +37,7 @@ def fabric_of(text: str) -> str:
     return named[0] if named else ""
 
 
-#: words that point back at the last subject ("does IT need a special NIC?")
-_POINTERS = frozenset({"it", "its", "it's", "they", "them", "their", "that", "this", "those", "these"})
+_POINTERS = dialogue.POINTERS
 
 
 def _title_words(title: str) -> list[str]:
@@ -62,7 +61,7 @@ def resolve(question: str, context: DialogueContext | None) -> str:
         subject = dialogue.names(context.question) or dialogue.names(context.topic)
         added = [word for word in subject if word.lower() not in question.lower()]
         return f"{question} ({' '.join(added)})" if added else question
-    if own or not context.topic:
+    if own or not context.topic or dialogue.says_enough(question):
         return looked_up
     missing = [word for word in _title_words(context.topic) if word.lower() not in looked_up.lower()]
     if not missing:

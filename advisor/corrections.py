@@ -16,7 +16,10 @@ Corrections are told by the kind of language, not by phrases of a test set:
 
 A size figure corrected keeps the one it goes with: "4 GPUs per node, not 8" on 16
 servers of 8 is 16 servers of 4 (64 GPUs): a person who says how many GPUs a server holds
-is describing the servers they have, not a new total (extraction.models._SIZE_KEPT_WITH).
+is describing the servers they have, not a new total (extraction.models._SIZE_KEPT_WITH);
+when the GPU count was stated and the server count only worked out from it ("64 GPUs, 8 per
+server"), the GPUs stay and the servers follow. A unit corrected ("64 nodes, not 64 GPUs")
+keeps the number and works the count it was taken for out again.
 A new GPU count keeps the server shape and a new server count keeps it too.
 
 `revise` is the one function the REST API, the CLI (through advisor.service) and the chat's
@@ -262,6 +265,9 @@ def revise(
         if meant.model_dump(exclude_none=True):
             kind = "contrast"
             merged = before.merged(found.profile).merged(meant)
+            if field is not None and _swaps_unit(field, meant):  # "64 nodes, not 64 GPUs": the count taken back goes
+                unsized = found.profile.model_copy(update=dict.fromkeys(_SHAPE_FIELDS))
+                merged = before.model_copy(update={field: None}).merged(unsized).merged(meant)
     if not kind and has_marker(text):
         kind = "marker"
         value = _bare_number(text) if shown else None
@@ -277,6 +283,19 @@ def revise(
         return plain
     merged = _shape_kept(merged, before, text)
     return Revision(extraction=found, merged=merged, kind=kind, changes=changes(before, merged), note=note)
+
+
+#: the fields that size a cluster, each worked out from the other two
+_SHAPE_FIELDS = ("gpu_count", "node_count", "gpus_per_node")
+
+
+def _swaps_unit(field: str, meant: ProfileDraft) -> bool:
+    """The side meant gives the number another size unit than the side taken back ("64
+    nodes, not 64 GPUs"): the value taken back is no value of the cluster at all, and it
+    is worked out again from the one meant and the server shape (read together, both
+    sides looked like one server shape, "64 nodes ... 64 GPUs")."""
+    named = {name for name in _SHAPE_FIELDS if getattr(meant, name) is not None}
+    return field in _SHAPE_FIELDS and bool(named) and field not in named
 
 
 def _meant(new_text: str, old_text: str, field: str | None, known_model: str | None) -> ProfileDraft:

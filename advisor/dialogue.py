@@ -50,6 +50,7 @@ class _Vocabulary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_words: int = Field(ge=1)
+    says_enough: int = Field(ge=1)
     openers: list[str]
     anaphors: list[str]
     names: list[str]
@@ -122,6 +123,21 @@ def _split(text: str) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(names)), list(dict.fromkeys(rest))
 
 
+#: words that point back at the last subject ("does IT need a special NIC?")
+POINTERS = frozenset({"it", "its", "it's", "they", "them", "their", "that", "this", "those", "these"})
+
+
+def points_back(question: str) -> bool:
+    """It names its subject with "it", "that", "them" ... (the last answer's)."""
+    return any(token.lower_ in POINTERS for token in _tokenizer().make_doc(question))
+
+
+def says_enough(question: str) -> bool:
+    """The follow-up has enough content words of its own to be searched by them, leaning
+    on the last answer for its subject alone (dialogue.yaml `says_enough`)."""
+    return len(_split(question)[1]) >= _vocabulary().says_enough
+
+
 def names(text: str) -> list[str]:
     """The technologies and products a text names, lower-cased ("what is PFC?" -> ["pfc"])."""
     return _split(text)[0]
@@ -134,6 +150,12 @@ def resolve(question: str, context: DialogueContext | None) -> str:
         return question
     names, _ = _split(question)
     last_names, last_rest = _split(context.question)
-    added = last_rest if names else [*last_names, *last_rest]
+    if (says_enough(question) or points_back(question)) and not names and last_names:
+        # "which env var shows what transport it picked?", "which connector does that use?":
+        # it says what it asks, or points back with "it" / "that", and leans on the last
+        # subject only (NCCL, the SR4 optic); the last question's other words would outweigh its own
+        added = last_names
+    else:
+        added = last_rest if names else [*last_names, *last_rest]
     added = [word for word in added if word not in question.lower()]
     return f"{question} ({' '.join(added)})" if added else question

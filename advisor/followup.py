@@ -17,6 +17,7 @@ from advisor import verbs
 from advisor.render import markdown
 from extraction import fabrics_named
 from rules.models import Recommendation, Technology
+from rules.platform import platform_for
 
 #: knowledge entries that answer a settings topic, per fabric family of the design
 SETTINGS_ENTRIES = {
@@ -75,6 +76,19 @@ def _quotes(entry_ids: list[str]) -> list[str]:
 def _budget_line(rec: Recommendation, budget_usd: float | None) -> str:
     low, high = rec.cost.network_usd_low, rec.cost.network_usd_high
     budget = budget_usd or rec.profile.budget_usd
+    network_budget = rec.profile.network_budget_usd
+    if not budget and network_budget:  # "network budget 3M ... does it fit?"
+        verdict = (
+            "within it"
+            if high <= network_budget
+            else "over it at every price"
+            if low > network_budget
+            else "within it at the low end of the range, over it at the high end"
+        )
+        return (
+            f"- **Network budget:** the network costs {markdown.cost_range(low, high)} against the "
+            f"${network_budget:,.0f} network budget: {verdict}."
+        )
     if not budget:
         return (
             f"- **Share of the budget:** no cluster budget was given; the network costs "
@@ -141,6 +155,40 @@ def _why_not_lines(rec: Recommendation, question: str) -> list[str]:
     return lines or [markdown.why_markdown(rec)]
 
 
+def _scale_up_line(rec: Recommendation) -> str:
+    """ "What connects the GPUs inside each server?": the scale-up link of the design's
+    platform, which the network (the scale-out fabric) does not carry."""
+    platform = platform_for(rec.profile.gpu_model)
+    up = platform.scale_up
+    inside = "rack" if platform.rack_scale else "server"
+    gpus = up.gpus if platform.rack_scale else rec.profile.gpus_per_node
+    return (
+        f"- **Inside each {inside}:** {up.name} joins its {gpus} GPUs (about {up.busbw_gbytes:g} GB/s "
+        f"of all-reduce bus bandwidth per GPU); the {rec.fabric.name} network joins the {inside}s to each other."
+    )
+
+
+#: switch tiers a question can ask about by name ("how many spine switches?")
+_TIERS = re.compile(r"\b(spine|core|super[- ]?spine)s?\b", re.I)
+
+
+def _absent_tier_lines(rec: Recommendation, question: str) -> list[str]:
+    """ "How many spine switches does it have?" of a design with one tier: say it has none
+    and why, rather than list the leaves and leave the question unanswered."""
+    t = rec.topology
+    counts = {"spine": t.spine_switches, "core": t.core_switches}
+    lines = []
+    for found in dict.fromkeys(m.group(1).lower() for m in _TIERS.finditer(question)):
+        tier = "core" if found.startswith("super") else found
+        if counts.get(tier) == 0 and t.kind != "single_node":
+            lines.append(
+                f"- **{tier.capitalize()} switches:** none: the fabric has {t.tiers} tier"
+                f"{'s' if t.tiers != 1 else ''}, so every server reaches every other through "
+                f"{'one layer of leaf switches' if t.tiers == 1 else 'the leaf and spine layers'}."
+            )
+    return lines
+
+
 def design_answer(
     rec: Recommendation,
     topics: list[str],
@@ -158,6 +206,8 @@ def design_answer(
     for topic in dict.fromkeys(topics):
         if topic == "servers":
             lines.append(f"- **Servers:** {markdown.servers_line(rec)}")
+        elif topic == "scale_up":
+            lines.append(_scale_up_line(rec))
         elif topic == "budget_share":
             lines.append(_budget_line(rec, budget_usd))
         elif topic == "settings":
@@ -181,6 +231,8 @@ def design_answer(
             lines += _why_not_lines(rec, question)
         elif topic in markdown.DESIGN_LINES:
             lines.append(markdown.design_line(rec, topic))
+            if topic == "switches":
+                lines += _absent_tier_lines(rec, question)
             if topic == "cables":
                 lines += markdown.optics_lines(rec)
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))

@@ -167,9 +167,12 @@ def understand_message(
     profile: ProfileDraft | None = None,
     shown: Recommendation | None = None,
     expecting: str | None = None,
+    context: DialogueContext | None = None,
 ) -> tuple[Understanding, Extraction, ProfileDraft]:
     """What a message wants (advisor.understand), with what the extractor read from it and
-    the profile merged with it: the one decision `ask`, the CLI and the chat all use."""
+    the profile merged with it: the one decision `ask`, the CLI and the chat all use.
+    `context`: what the last answer was about (a figure asked after an answer about the
+    design is asked of the design)."""
     question = bounded(question)  # every channel's text, read to the API's limit and no further
     earlier = profile or ProfileDraft()
     # the extractor's reading merged with earlier turns, and a value taken back replaced
@@ -190,6 +193,7 @@ def understand_message(
         calculated=top is not None and top.kind == CALCULATION,
         changes=revision.changes if revision.corrects else None,
         changed=corrections.changed_line(revision),
+        follows_design=context is not None and context.about == "design",
     )
     return decision, extraction, merged
 
@@ -353,7 +357,7 @@ def decide(
     and everything its reply is made of. The extractor reads the message once, here."""
     question = bounded(question)
     said = dialogue_context.after_design(question, shown)
-    decision, extraction, merged = understand_message(question, profile, shown, expecting)
+    decision, extraction, merged = understand_message(question, profile, shown, expecting, context)
     parts: dict[str, Any] = {
         "question": question,
         "decision": decision,

@@ -334,6 +334,7 @@ def message_facts(
     knowledge_answers: bool,
     calculated: bool,
     corrects: bool = False,
+    follows_design: bool = False,
 ) -> dict[str, bool]:
     """The facts of advisor/decisions.yaml for one message, each computed once."""
     new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
@@ -344,7 +345,9 @@ def message_facts(
         "sized": new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS),
         "design_shown": design_shown,
         "names_topics": bool(topics),
-        "points_at_design": about_shown_design(question),
+        # the last answer was about the design ("how many switches?" -> "what is the cost
+        # per GPU?"): a figure asked next is asked of it too, without "it" or "our"
+        "points_at_design": about_shown_design(question) or (follows_design and design_shown),
         "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
         or (found.gpu_model is not None and cues_of(question).has("change")),
         "asks_only_about": asks_only_about(question),
@@ -390,6 +393,7 @@ def understand(
     calculated: bool = False,
     changes: list[Change] | None = None,
     changed: str = "",
+    follows_design: bool = False,
 ) -> Understanding:
     """What `question` wants (see the module docstring), decided by the first rule of
     advisor/decisions.yaml that holds.
@@ -400,7 +404,8 @@ def understand(
     whether the knowledge base has an entry for it, `calculated` whether it asks for a sum
     with its own numbers ("time to all-reduce 14 GB over 400G": its "7B" is no cluster),
     `changes` what a correction of earlier turns changed (advisor.corrections.revise) and
-    `changed` the line that says so.
+    `changed` the line that says so, `follows_design` whether the last answer was about
+    the design on the table (advisor.context).
     """
     topics = design_topics(question)
     facts = message_facts(
@@ -413,6 +418,7 @@ def understand(
         knowledge_answers=knowledge_answers,
         calculated=calculated,
         corrects=bool(changes),
+        follows_design=follows_design,
     )
     rule = decide(facts)
     return Understanding(

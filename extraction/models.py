@@ -99,7 +99,10 @@ class Extraction(BaseModel):
         if self.correction is None:
             return None
         known = _with_size_derived(earlier)
-        for name in CORRECTABLE_FIELDS:
+        # a field the text gives a new value of comes first: "the servers have 4 GPUs each,
+        # not 8" takes back the 8 GPUs a server, not the 8 servers that also held 8
+        stated = [name for name in CORRECTABLE_FIELDS if getattr(self.profile, name, None) is not None]
+        for name in dict.fromkeys([*stated, *CORRECTABLE_FIELDS]):
             value = known.get(name)
             if value is not None and math.isclose(float(value), _in_field_units(name, self.correction.old)):
                 return name
@@ -129,8 +132,18 @@ class Extraction(BaseModel):
             updates[field] = round(new) if "int" in str(kind) and new.is_integer() else new
         base = _with_size_derived(earlier)
         if field in _SIZE_KEPT_WITH:
-            for name in set(_SIZE_KEPT_WITH) - {field, _SIZE_KEPT_WITH[field]}:
+            kept = _SIZE_KEPT_WITH[field]
+            if field == "gpus_per_node" and earlier.node_count is None and earlier.gpu_count is not None:
+                # "64 GPUs, 8 per server" then "4 GPUs each, not 8": the GPU count was stated,
+                # the server count only worked out from it, so the GPUs stay and the servers follow
+                kept = "gpu_count"
+            for name in set(_SIZE_KEPT_WITH) - {field, kept}:
                 base.pop(name, None)
+            if field not in updates and set(updates) & set(_SIZE_KEPT_WITH):
+                # the number kept, its unit corrected ("64 nodes, not 64 GPUs"): the value
+                # taken back was of another size field, which is worked out again from the
+                # one meant and the server shape
+                base.pop(field, None)
         return ProfileDraft.model_validate({**base, **updates})
 
     def spans_for(self, field: str) -> list[Span]:

@@ -25,7 +25,7 @@ install_service_stubs()
 
 from advisor import service  # noqa: E402
 from advisor.models import Answer  # noqa: E402
-from bot.actions import conversation, knowledge, recommend  # noqa: E402
+from bot.actions import conversation, knowledge, recommend, replies  # noqa: E402
 from rules.models import WorkloadProfile  # noqa: E402
 
 TRAINING_128 = {"workload": "training", "gpu_count": 128, "gpu_model": "H100", "model_params_b": 70.0}
@@ -337,3 +337,24 @@ def test_restart_says_so_and_restarts():
     events, dispatcher = run(conversation.ActionRestart(), tracker(text="start over", intent="restart"))
     assert [e["event"] for e in events] == ["restart"]
     assert "Starting over" in reply(dispatcher)
+
+
+@pytest.mark.parametrize(
+    ("text", "opens"),
+    [
+        ("gm", "greet"),
+        ("ok thx", "you_are_welcome"),
+        ("cool, thanks a lot!", "you_are_welcome"),
+        ("thx, bye", "goodbye"),
+    ],
+)
+def test_small_talk_the_classifier_did_not_place_is_answered_in_kind(fake, text, opens):
+    """ "gm", "ok thx" heard as a fallback: told by their words (bot/actions/small_talk.yml),
+    answered as a greeting, a thanks or a goodbye, not with "I didn't understand"."""
+    _, dispatcher = run(conversation.ActionFallback(), tracker(text=text, intent="nlu_fallback"))
+    assert reply(dispatcher) == replies.text(opens)
+
+
+def test_words_beside_small_talk_that_ask_something_are_no_small_talk(fake):
+    _, dispatcher = run(conversation.ActionFallback(), tracker(text="thx qwzx blorp", intent="nlu_fallback"))
+    assert "didn't understand" in reply(dispatcher)

@@ -106,3 +106,34 @@ def test_the_chat_answers_a_question_with_the_entry_the_api_answers(reads: list[
     asked = service.ask("What is PFC?")
     assert asked.answer is not None
     assert asked.reply == said
+
+
+@pytest.mark.parametrize(
+    ("action", "text", "intent"),
+    [
+        (recommend.ActionCompare(), "Please show the RoCE option.", "compare"),
+        (recommend.ActionWhatIf(), "Please change the fabric to RoCE.", "what_if"),
+        (recommend.ActionWhatIf(), "switch the network over to RoCE", "what_if"),
+    ],
+)
+def test_a_command_to_try_one_fabric_sizes_the_design_with_it(
+    reads: list[str], action: Any, text: str, intent: str
+) -> None:
+    """ "show the RoCE option", "change the fabric to RoCE": the design on the table with
+    that fabric (the dispatcher's what-if), whichever of compare or what-if Rasa heard,
+    not the candidates side by side nor "that changes nothing"."""
+    slots = shown_design()
+    events, said = chat_turn(action, text, intent, slots)
+    new_ids = [e["value"] for e in events if e.get("event") == "slot" and e.get("name") == "recommendation_id"]
+    assert new_ids and new_ids[-1] != slots["recommendation_id"]
+    rec = service.get_recommendation(new_ids[-1])
+    assert rec is not None and str(rec.fabric.technology) == "rocev2"
+    assert "Fabrics compared" not in said and "RoCE" in said
+
+
+def test_why_asked_before_any_design_is_answered_from_the_knowledge_base(reads: list[str]) -> None:
+    """ "Why are the nodes rail-aligned?" heard as `explain` with no design yet asks why in
+    general: the knowledge answer, not "I haven't recommended anything yet"."""
+    events, said = chat_turn(recommend.ActionExplain(), "Why are the nodes rail-aligned?", "explain")
+    assert "rail" in said.lower() and "haven't recommended" not in said
+    assert not [e for e in events if e.get("name") == "recommendation_id"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor import service
+from advisor import corrections, service
 from extraction import extract
 from rules.models import ProfileDraft
 
@@ -70,3 +70,36 @@ def test_a_count_the_design_showed_but_no_one_stated_can_be_taken_back() -> None
     shown = ProfileDraft(workload="training", node_count=16, gpus_per_node=4, gpu_model="H100")  # 64 GPUs
     merged = extract("sorry, 128 not 64").applied_to(shown)
     assert (merged.gpu_count, merged.gpus_per_node) == (128, 4)
+
+
+@pytest.mark.parametrize(
+    ("text", "sized"),
+    [
+        ("Oops, I meant 128 nodes, not 128 GPUs.", (128, 8, 1024)),
+        ("sorry, 128 servers not 128 gpus", (128, 8, 1024)),
+        ("Apologies, that should be 16 GPUs, not 16 nodes.", (2, 8, 16)),
+        ("16 GPUs, not 16 servers", (2, 8, 16)),
+        ("I meant 16 gpus not 16 nodes", (2, 8, 16)),
+    ],
+)
+def test_a_unit_corrected_keeps_the_number_and_works_the_other_count_out_again(
+    text: str, sized: tuple[int, int, int]
+) -> None:
+    """ "64 nodes, not 64 GPUs": the number stays, its unit changes; the count it was taken
+    for is worked out again from the server shape, not kept beside the new one (which
+    made the two disagree and the design wait for a fix)."""
+    merged = corrections.revise(text, SIXTEEN_DGX, expecting="gpu_count", shown=True).merged
+    profile = service.complete_profile(merged)  # raised when the two counts disagreed
+    assert (profile.node_count, profile.gpus_per_node, profile.gpu_count) == sized
+    assert merged.workload == "training" and merged.gpu_model == "H100"
+
+
+def test_a_number_two_fields_held_is_taken_back_from_the_field_the_text_restates() -> None:
+    """64 GPUs of 8 a server are 8 servers: "the servers have 4 GPUs each, not 8" takes back
+    the 8 GPUs a server (the field it gives a new value of), not the 8 servers."""
+    earlier = ProfileDraft(workload="inference", gpu_count=64, gpus_per_node=8, gpu_model="H100")
+    merged = corrections.revise(
+        "Apologies, the servers have 4 GPUs each, not 8.", earlier, expecting="gpu_count", shown=True
+    ).merged
+    profile = service.complete_profile(merged)
+    assert (profile.gpu_count, profile.gpus_per_node, profile.node_count) == (64, 4, 16)

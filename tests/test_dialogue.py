@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 import knowledge
+from advisor import context as dialogue_context
 from advisor import dialogue, service
 from advisor.models import DialogueContext
 
@@ -79,3 +80,31 @@ def test_an_answer_naming_what_was_asked_is_given_as_the_answer() -> None:
     result = service.ask("what is PFC?")
     assert result.answer is not None and result.answer.confident
     assert not result.reply.startswith("I'm not sure")
+
+
+@pytest.mark.parametrize(
+    ("last", "follow_up", "expected", "left_out"),
+    [
+        # it says what it asks: only the last subject's names are added, not its other words
+        (
+            "and busbw vs algbw? (benchmark allreduce nodes Tree all-reduce NCCL's double binary tree)",
+            "which env var shows what transport it picked",
+            "(nccl)",
+            "binary",
+        ),
+        (
+            "what does the sm do? (infiniband subnet manager)",
+            "which software runs it on large fabrics",
+            "(sm infiniband)",
+            "subnet",
+        ),
+    ],
+)
+def test_a_follow_up_that_says_what_it_asks_leans_on_the_last_subject_only(
+    last: str, follow_up: str, expected: str, left_out: str
+) -> None:
+    """The last question's words outweighed the follow-up's own in the search ("which env
+    var ..." found the tree all-reduce entry again); its subject (names) is all it needs."""
+    context = DialogueContext(question=last, topic="Tree all-reduce and NCCL's double binary tree")
+    looked_up = dialogue_context.resolve(follow_up, context)
+    assert looked_up.endswith(expected) and left_out not in looked_up.lower()

@@ -12,7 +12,7 @@ from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.settings import settings
 from advisor.understand import Want
-from bot.actions import output, profile, replies, respond
+from bot.actions import output, profile, replies, respond, small_talk
 from bot.actions.base import AdvisorAction
 
 ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
@@ -24,13 +24,18 @@ class ActionFallback(AdvisorAction):
     The advisor service's decision on the message still counts (bot.actions.respond): workload
     details are sized (or what is missing asked for), a follow-up about the design on the
     table is answered from it, a question the knowledge base answers with confidence is
-    answered. Otherwise the reply lists, with examples, what the advisor can do.
+    answered. Small talk it could not place ("gm", "ok thx": bot/actions/small_talk.yml)
+    gets the small-talk reply. Otherwise the reply lists, with examples, what the advisor can do.
     """
 
     def name(self) -> str:
         return "action_fallback"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        small = small_talk.reply_key(profile.latest_text(tracker))
+        if small is not None:  # "gm", "ok thx": small talk the classifier did not place
+            output.say(dispatcher, tracker, replies.text(small))
+            return []
         if profile.latest_intent(tracker) in ACKNOWLEDGEMENTS and not profile.slots_set_this_turn(tracker):
             return self.otherwise(dispatcher, tracker)
         return respond.respond(

@@ -76,8 +76,13 @@ class ActionExplain(AdvisorAction):
             return respond.respond(dispatcher, tracker, list)  # "why not Dragonfly+?"
         rec = recommendation_for_question(tracker)
         if rec is None:
-            output.say(dispatcher, tracker, replies.text("no_recommendation"))
-            return []
+            # no design to explain: "why are the nodes rail-aligned?" asks why in general,
+            # answered from the knowledge base as the dispatcher decided
+            def nothing_to_explain() -> list[EventType]:
+                output.say(dispatcher, tracker, replies.text("no_recommendation"))
+                return []
+
+            return respond.respond(dispatcher, tracker, nothing_to_explain, terms_are_questions=True)
         why_not = extraction.fabrics_named(profile.latest_text(tracker))  # "why not RoCE?"
         output.say(dispatcher, tracker, markdown.why_markdown(rec, why_not))
         return remember(tracker, rec)
@@ -91,6 +96,17 @@ ASKS_TO_COMPARE = re.compile(
 )
 
 
+def _one_fabric_to_try(decided: service.Turn, text: str) -> bool:
+    """The message asks for the design on the table with one fabric it names (a what-if
+    the dispatcher sizes), not for the candidates side by side."""
+    return (
+        decided.decision.want == Want.sizing
+        and decided.shown is not None
+        and decided.extraction.profile.prefer is not None
+        and len(extraction.fabrics_named(text)) == 1
+    )
+
+
 class ActionCompare(AdvisorAction):
     """The candidate fabrics side by side for this cluster."""
 
@@ -102,8 +118,13 @@ class ActionCompare(AdvisorAction):
         # comparison itself shows
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):
             return []
-        decision = respond.turn(tracker).decision
+        decided = respond.turn(tracker)
+        decision = decided.decision
         text = profile.latest_text(tracker)
+        if _one_fabric_to_try(decided, text):
+            # "please show the RoCE option", "change the fabric to RoCE": the design with that
+            # fabric, as the dispatcher decided, not the comparison Rasa's intent names
+            return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
         if decision.want == Want.question and not (extraction.fabrics_named(text) or ASKS_TO_COMPARE.search(text)):
             # "would tensor parallelism across nodes be advisable?": nothing to compare
             return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))

@@ -1,0 +1,64 @@
+"""Questions about the design on the table that name a figure of it, answered from it
+(advisor.followup through `ask`, the path the API, the CLI and the chat's dispatcher
+take): a figure asked after an answer about the design is asked of the design, the link
+inside a server is the scale-up link, a switch tier the design has none of is said to be
+absent, a network budget is what "does it fit?" is measured against, and "how many GPUs
+is that?" reads the design's size back."""
+
+from __future__ import annotations
+
+from advisor import service
+from advisor.models import AskResult
+
+
+def _design(text: str) -> AskResult:
+    first = service.ask(text)
+    assert first.recommendation is not None
+    return first
+
+
+def _then(first: AskResult, text: str, *, with_context: bool = True) -> AskResult:
+    assert first.recommendation is not None
+    return service.ask(
+        text,
+        profile=first.profile,
+        recommendation_id=first.recommendation.id,
+        context=first.context if with_context else None,
+    )
+
+
+def test_a_figure_asked_after_an_answer_about_the_design_is_asked_of_the_design() -> None:
+    first = _design("We now need 64 H100 GPUs for inference with an InfiniBand fabric.")
+    switches = _then(first, "How many switches?")
+    assert switches.kind == "design_answer" and switches.context.about == "design"
+    cost = _then(switches, "What is the cost per GPU?")
+    assert cost.kind == "design_answer" and cost.decided_by == "about_shown_design"
+    assert "per GPU" in cost.reply and "$" in cost.reply
+    # the same words with no answer about the design before them stand alone
+    alone = _then(switches, "What is the cost per GPU?", with_context=False)
+    assert alone.kind != "design_answer"
+
+
+def test_what_connects_the_gpus_inside_a_server_is_the_scale_up_link() -> None:
+    first = _design("We need an inference cluster of 32 H100 GPUs, 4 per server.")
+    reply = _then(first, "What connects the GPUs inside each server?").reply
+    assert "**Inside each server:** NVLink" in reply and "joins its 4 GPUs" in reply
+
+
+def test_a_switch_tier_the_design_has_none_of_is_said_to_be_absent() -> None:
+    first = _design("Please design a network for 64 B200 GPUs for inference.")
+    assert first.recommendation is not None and first.recommendation.topology.tiers == 1
+    reply = _then(first, "How many spine switches does it have?").reply
+    assert "**Spine switches:** none" in reply
+
+
+def test_does_it_fit_is_measured_against_the_network_budget_given() -> None:
+    first = _design("1024 h100 training, network budget 3M")
+    reply = _then(first, "does it fit?").reply
+    assert "$3,000,000 network budget" in reply
+
+
+def test_how_many_gpus_is_that_reads_the_design_size_back() -> None:
+    first = _design("size 4 nvl72 racks of gb200 for training")
+    answer = _then(first, "how many gpus is that")
+    assert answer.kind == "design_answer" and "288 GPUs" in answer.reply
