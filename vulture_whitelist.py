@@ -30,7 +30,7 @@ _.required_packages
 _.process_training_data
 _.train
 
-# --- spaCy: the tokenizer protocol (extraction/tokens.py) --------------------------
+# --- spaCy: the tokenizer protocol (understanding/extraction/tokens.py) --------------------------
 _.pipe
 _.infix_finditer
 _.prefix_search
@@ -43,7 +43,7 @@ _.collective_tests
 
 # --- fields of pydantic models that no code names: checked when the YAML loads, written
 # to the API's JSON, or both ---------------------------------------------------------
-# extraction/resources.py, extraction/schemas.py (the extractor's YAML files)
+# understanding/extraction/resources.py, understanding/extraction/schemas.py (the extractor's YAML files)
 _.factors
 _.not_after_window
 _.not_followed_by
@@ -111,7 +111,7 @@ _.LeasedRedisLockStore
 _.lock
 _.lock_lifetime
 _.wait_time_in_seconds
-# advisor/corrections.py: the phrase lists of advisor/corrections.yaml, read by kind name (getattr)
+# understanding/corrections.py: the phrase lists of understanding/corrections.yaml, read by kind name (getattr)
 _.markers
 _.negations
 _.instead

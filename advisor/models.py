@@ -69,7 +69,7 @@ class Answer(BaseModel):
 
 
 class DialogueContext(BaseModel):
-    """What the last answer was about (advisor.dialogue). Opaque to clients: send it back
+    """What the last answer was about (understanding.dialogue). Opaque to clients: send it back
     unchanged with the next question, so a follow-up ("and ECN?", "is it finished?") can
     lean on it; the API keeps no conversation state."""
 
@@ -113,7 +113,7 @@ class DialogueContext(BaseModel):
 
 
 class Change(BaseModel):
-    """One profile field a message changed, with its value before and after (advisor.corrections)."""
+    """One profile field a message changed, with its value before and after (understanding.corrections)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -189,6 +189,6 @@ class AskResult(BaseModel):
     )
     decided_by: str = Field(
         default="",
-        description="Which rule of the advisor's decision rules (advisor/decisions.yaml) decided what the question wants.",
+        description="Which rule of the advisor's decision rules (understanding/decisions.yaml) decided what the question wants.",
         examples=["about_shown_design"],
     )

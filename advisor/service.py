@@ -1,9 +1,9 @@
 """Language in, answers out: `ask` takes a person's question (plus what earlier turns
 established and the design on the table) and, through the one understanding
-(advisor.understand), answers it as a knowledge question, a question about the design
+(understanding.understand), answers it as a knowledge question, a question about the design
 shown, a sizing request, or a sizing request that still lacks something.
 
-Recommending and fetching stored recommendations live in advisor.recommendations (no
+Recommending and fetching stored recommendations live in advisor.designs.recommendations (no
 spaCy, so the CLI's `recommend` starts fast); this module re-exports them so the API, the
 action server and the CLI can call either.
 """
@@ -18,18 +18,20 @@ from typing import Any
 from pydantic import ValidationError
 
 import knowledge
-from advisor import context as dialogue_context
-from advisor import corrections, dialogue, followup, stated, store, understand, verbs
+from advisor.answers import followup, stated, verbs
+from advisor.designs.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.models import Answer, AskKind, AskResult, Change, DialogueContext, RelatedEntry
-from advisor.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.render import markdown
-from advisor.understand import Understanding, Want
-from extraction import Extraction
-from extraction.extractor import bounded
-from extraction.extractor import warm_up as warm_up_extractor
+from advisor.storage import store
 from knowledge.search import CALCULATION, COMPUTED_KINDS
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
+from understanding import context as dialogue_context
+from understanding import corrections, dialogue, understand
+from understanding.extraction import Extraction
+from understanding.extraction.extractor import bounded
+from understanding.extraction.extractor import warm_up as warm_up_extractor
+from understanding.understand import Understanding, Want
 
 __all__ = [
     "Turn",
@@ -129,7 +131,7 @@ def follow_up_answer(
     question: str, context: DialogueContext | None, min_relevance: float = 0.0
 ) -> tuple[Answer | None, DialogueContext]:
     """The knowledge answer to a question that may lean on the last one ("and ECN?",
-    "is the spec finished?", "what about Ethernet?": advisor.context), and the context the
+    "is the spec finished?", "what about Ethernet?": understanding.context), and the context the
     next one leans on."""
     looked_up = dialogue_context.resolve(question, context)
     hit = answer(looked_up, min_relevance=min_relevance)
@@ -148,7 +150,7 @@ def _top_hits(question: str) -> tuple[knowledge.Entry, ...]:
     the answer both ask for them, and the knowledge base is fixed for a process's life. A
     question that asks for a sum with its own numbers gets it done (knowledge.formulas:
     bits and bytes, an all-reduce's time, a fat tree's size), and one that asks for a count
-    of a cluster it names gets the count from a design sized for it (advisor.stated)."""
+    of a cluster it names gets the count from a design sized for it (advisor.answers.stated)."""
     computed = knowledge.calculation(question) or stated.answer(question)
     found = tuple(knowledge.search(question, limit=1 if computed else 2))
     return (computed, *found) if computed is not None else found
@@ -169,14 +171,14 @@ def understand_message(
     expecting: str | None = None,
     context: DialogueContext | None = None,
 ) -> tuple[Understanding, Extraction, ProfileDraft]:
-    """What a message wants (advisor.understand), with what the extractor read from it and
+    """What a message wants (understanding.understand), with what the extractor read from it and
     the profile merged with it: the one decision `ask`, the CLI and the chat all use.
     `context`: what the last answer was about (a figure asked after an answer about the
     design is asked of the design)."""
     question = bounded(question)  # every channel's text, read to the API's limit and no further
     earlier = profile or ProfileDraft()
     # the extractor's reading merged with earlier turns, and a value taken back replaced
-    # ("sorry, 256 not 128", "make that B200"): advisor.corrections, as the chat's slots
+    # ("sorry, 256 not 128", "make that B200"): understanding.corrections, as the chat's slots
     revision = corrections.revise(question, profile, expecting=expecting, shown=shown is not None)
     extraction, merged = revision.extraction, revision.merged
     # a relative size ("double it") or a value taken back changes the design on the table
@@ -351,7 +353,7 @@ def decide(
     context: DialogueContext | None = None,
     expecting: str | None = None,
 ) -> Turn:
-    """Decide a message once: what it wants (advisor.understand), in the context of what
+    """Decide a message once: what it wants (understanding.understand), in the context of what
     earlier turns established (`profile`), the design on the table (`shown`), what the
     last answer was about (`context`) and the count a bare number answers (`expecting`),
     and everything its reply is made of. The extractor reads the message once, here."""

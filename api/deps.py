@@ -14,8 +14,8 @@ from fastapi import Depends
 
 import knowledge
 from advisor import service
+from advisor.designs.quote import QuoteTerms
 from advisor.models import AskResult, DialogueContext
-from advisor.quote import QuoteTerms
 from rules.models import Expansion, ProfileDraft, Recommendation, WorkloadProfile
 
 

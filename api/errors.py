@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from advisor.store import StoreUnavailable
+from advisor.storage.store import StoreUnavailable
 
 log = logging.getLogger("api")
 

@@ -41,7 +41,7 @@ def first_line(args: list[str], env: dict[str, str]) -> tuple[float, float, str,
     started = time.perf_counter()
     first: tuple[float, str] | None = None
     with subprocess.Popen(
-        [sys.executable, "-m", "advisor.cli", *args],
+        [sys.executable, "-m", "cli.main", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -62,7 +62,7 @@ def start_up(args: list[str], env: dict[str, str]) -> tuple[float, list[str]]:
     """Seconds one run of the CLI takes, and the heavy packages it imported."""
     started = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "advisor.cli", *args],
+        [sys.executable, "-X", "importtime", "-m", "cli.main", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -21,9 +21,9 @@ import httpx
 
 from advisor import service
 from api.server import UVICORN_FLAGS
-from extraction import extract
-from extraction.extractor import MAX_CHARS
 from ops.processes import VENV_BIN, free_port, running
+from understanding.extraction import extract
+from understanding.extraction.extractor import MAX_CHARS
 
 SIZE = 100_000
 TARGET_S = 1.0

@@ -11,8 +11,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from extraction.evaluate import DEFAULT_DATA, load_examples
-from extraction.extractor import extract
+from understanding.extraction.evaluate import DEFAULT_DATA, load_examples
+from understanding.extraction.extractor import extract
 
 TARGET_QPS = 1_000
 PASSES = 5

@@ -36,7 +36,7 @@ RASA_START_TIMEOUT = 120.0  # Rasa imports TensorFlow and loads the model: ~15-3
 ACTIONS_START_TIMEOUT = 60.0
 
 # quiet, offline Rasa: no telemetry calls, no SQLAlchemy 2.0 banner; the repository on
-# the path for the intent featurizer (bot/components imports core.embedding); one BLAS
+# the path for the intent featurizer (bot/components imports minilm.embedding); one BLAS
 # thread, since the featurizer's small matrix products only contend for the two cores
 # (p95 of an embedding 0.2-0.5 s with two threads on a busy machine, docs/embeddings.md)
 RASA_ENV = {

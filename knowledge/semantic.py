@@ -1,4 +1,4 @@
-"""Similarity of meaning by sentence embeddings (core/embedding.py), the neural
+"""Similarity of meaning by sentence embeddings (minilm/embedding.py), the neural
 counterpart of the TF-IDF similarity in knowledge/vectors.py, scored the same way: each
 entry by a blend of its best paraphrase match and its whole text.
 
@@ -21,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from core import embedding, progress
-from core.embedding import MiniLM
+from core import progress
 from knowledge.vectors import PARAPHRASE_SHARE, EntryText
+from minilm import embedding
+from minilm.embedding import MiniLM
 
 
 class SemanticIndex:

@@ -10,7 +10,7 @@ way customers ask) close most of that gap. Each entry is represented twice: by i
 strongest paraphrase match (title, aliases, questions: what the entry answers) and by
 its whole text (what it says); the similarity is a blend of the two.
 
-Sentence embeddings of all-MiniLM-L6-v2 (core/embedding.py, numpy, no PyTorch;
+Sentence embeddings of all-MiniLM-L6-v2 (minilm/embedding.py, numpy, no PyTorch;
 knowledge/semantic.py) are blended in (knowledge.search.EMBEDDING_SHARE, docs/embeddings.md).
 With one or two paraphrases per entry they gained one or two questions per blind set, too
 little for a search five times slower; once every entry had paraphrases and the base 260
@@ -28,7 +28,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
-from knowledge.query import is_stopword
+from understanding.query import is_stopword
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 CHAR_NGRAMS = (3, 4, 5)

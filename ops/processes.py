@@ -145,7 +145,7 @@ _SPAWNER = _Spawner()
 
 
 #: what every server we start runs with unless told otherwise: one BLAS thread. The
-#: knowledge search embeds each question (core.embedding, numpy): small matrix products
+#: knowledge search embeds each question (minilm.embedding, numpy): small matrix products
 #: for which a second BLAS thread only contends for the cores. On the busy 2-core machine
 #: of issue 24 a search took 678 ms with OpenBLAS's default threads and 30 ms with one
 #: (Rasa has run with one since docs/embeddings.md).

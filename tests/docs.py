@@ -12,7 +12,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def doc_files() -> list[Path]:
     """What a user or a newcomer reads: the README, each folder's README and docs/
     (maintainers/ holds the team's process notes, not product documentation)."""
-    return [ROOT / "README.md", *sorted(ROOT.glob("*/README.md")), *sorted((ROOT / "docs").glob("*.md"))]
+    return [
+        ROOT / "README.md",
+        *sorted(ROOT.glob("*/README.md")),
+        *sorted(ROOT.glob("understanding/*/README.md")),
+        *sorted((ROOT / "docs").glob("*.md")),
+    ]
 
 
 def doc_id(path: Path) -> str:

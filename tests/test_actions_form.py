@@ -121,9 +121,9 @@ def test_after_an_interruption_the_question_is_asked_again():
 
 
 def test_a_typed_button_title_means_what_the_button_means(monkeypatch):
-    import extraction
-    from extraction.models import Extraction
     from rules.models import ProfileDraft
+    from understanding import extraction
+    from understanding.extraction.models import Extraction
 
     seen = []
 

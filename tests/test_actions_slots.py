@@ -8,11 +8,11 @@ import asyncio
 import pytest
 from rasa_sdk.executor import CollectingDispatcher
 
-import extraction
 from bot.actions.slots import ValidateSlotMappings
-from extraction.models import Extraction
 from rules.models import ProfileDraft
 from tests.test_actions_fakes import fresh_turns, slots_of, tracker  # noqa: F401 (autouse)
+from understanding import extraction
+from understanding.extraction.models import Extraction
 
 
 @pytest.fixture

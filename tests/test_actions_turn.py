@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from rasa_sdk.executor import CollectingDispatcher
 
-import extraction.extractor
+import understanding.extraction.extractor
 from advisor import service
 from advisor.settings import settings
 from bot.actions import conversation, knowledge, recommend
@@ -30,7 +30,7 @@ def reads(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> list[str]:
     """Every text the extractor's entry point reads during the test, whichever module
     calls it (each imported it under its own name)."""
     monkeypatch.setattr(settings, "db_path", tmp_path / "advisor.db")
-    real = extraction.extractor.extract
+    real = understanding.extraction.extractor.extract
     seen: list[str] = []
 
     def counting(text: str, expecting: str | None = None, known_model: str | None = None) -> Any:
@@ -38,7 +38,7 @@ def reads(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> list[str]:
         return real(text, expecting=expecting, known_model=known_model)
 
     for name, module in list(sys.modules.items()):
-        if name.split(".")[0] in ("advisor", "bot", "extraction", "knowledge") and (
+        if name.split(".")[0] in ("advisor", "bot", "understanding", "knowledge") and (
             getattr(module, "extract", None) is real
         ):
             monkeypatch.setattr(module, "extract", counting)

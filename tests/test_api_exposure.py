@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from advisor import store
-from advisor.recommendations import recommend
+from advisor.designs.recommendations import recommend
 from advisor.render import markdown, slack
+from advisor.storage import store
 from api.app import create_app
 from api.config import ApiConfig
 from core import links

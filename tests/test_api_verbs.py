@@ -1,5 +1,5 @@
 """Plain requests about the design on the table, through POST /v1/ask on the real HTTP
-server (advisor.verbs, decided by the one understanding the chat uses too): the bill of
+server (advisor.answers.verbs, decided by the one understanding the chat uses too): the bill of
 materials with its files, the printable report, the racks, and a link speed, applied
 where the servers' NICs run it and refused, with why and which platform can, where not."""
 

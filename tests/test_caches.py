@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor import recommendations, service
+from advisor import service
+from advisor.designs import recommendations
 from core.settings import settings
 from rules import rulebook
 from rules.models import WorkloadProfile

@@ -247,7 +247,7 @@ def _commands() -> list[tuple[list[str], list[str]]]:
     """Every command's words (e.g. ["kb", "search"]) and every flag it takes."""
     import typer.main
 
-    from advisor.cli import app
+    from cli.main import app
 
     found = []
 
@@ -452,14 +452,14 @@ def _loaded_after(code: str, tmp_path) -> set[str]:
 
 
 def test_importing_the_cli_loads_no_heavy_module(tmp_path):
-    loaded = _loaded_after("import advisor.cli", tmp_path)
+    loaded = _loaded_after("import cli.main", tmp_path)
     assert [name for name in HEAVY if name in loaded] == []
     assert "rule_engine" not in loaded and "rich" not in loaded  # not even the rules engine or rich
 
 
 def test_recommend_designs_and_prints_without_any_heavy_module(tmp_path):
     code = (
-        "import io, contextlib\nfrom advisor import cli\nwith contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "import io, contextlib\nfrom cli import main as cli\nwith contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    assert cli.main(['recommend', '--workload', 'training', '--gpus', '128', '--gpu-model', 'H100']) == 0\n"
         "assert 'InfiniBand NDR' in out.getvalue()"
     )
@@ -471,7 +471,7 @@ def test_recommend_prints_the_designs_first_line_before_loading_rich_or_the_rend
     """The time to the first line (make bench) leaves out rich and the renderers (~0.1 s):
     the design's heading is written, and flushed, before they are imported."""
     code = (
-        "import io, sys\nfrom advisor import cli\n"
+        "import io, sys\nfrom cli import main as cli\n"
         "class Tap(io.StringIO):\n"
         "    def write(self, s):\n"
         "        if not self.getvalue().strip() and s.strip():\n"
@@ -488,7 +488,8 @@ def test_recommend_prints_the_designs_first_line_before_loading_rich_or_the_rend
 
 
 def test_the_settings_name_the_embedding_model_as_core_embedding_does():
-    from core import embedding, settings
+    from core import settings
+    from minilm import embedding
 
     assert settings.MODEL_DIR_VARIABLE == embedding.MODEL_DIR_VARIABLE
     assert settings.DEFAULT_MODEL_DIR == embedding.DEFAULT_MODEL_DIR

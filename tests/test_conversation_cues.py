@@ -1,6 +1,6 @@
 """A conversation that follows the person (issue 24), decided in one place
-(advisor.service.understand_message -> advisor.corrections / advisor.context ->
-advisor/decisions.yaml), so `ask`, `/v1/ask` and the chat behave the same.
+(advisor.service.understand_message -> understanding.corrections / understanding.context ->
+understanding/decisions.yaml), so `ask`, `/v1/ask` and the chat behave the same.
 
 Corrections, one test per kind of language: a contrast ("X not Y", "not Y but X",
 "X instead of Y"), a correction marker with a value ("make that", "I meant"), and a bare
@@ -16,9 +16,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from advisor import context, corrections, service
+from advisor import service
 from advisor.models import AskResult, DialogueContext
 from rules.models import ProfileDraft
+from understanding import context, corrections
 
 #: 32 servers of 8 H200 on InfiniBand, for fine-tuning
 SHOWN = ProfileDraft(

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from advisor import corrections, service
-from extraction import extract
+from advisor import service
 from rules.models import ProfileDraft
+from understanding import corrections
+from understanding.extraction import extract
 
 SIXTEEN_DGX = ProfileDraft(workload="training", gpu_count=128, node_count=16, gpus_per_node=8, gpu_model="H100")
 

@@ -1,5 +1,5 @@
-"""What a message wants is read from spaCy patterns in extraction/data/cues.yaml, matched
-in the extraction pipeline's one run over the message (extraction/cues.py): adding a
+"""What a message wants is read from spaCy patterns in understanding/extraction/data/cues.yaml, matched
+in the extraction pipeline's one run over the message (understanding/extraction/cues.py): adding a
 phrasing is adding a pattern entry, and a malformed file stops the pipeline's build with
 the group, the entry and what is wrong."""
 
@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
-from advisor import understand
-from extraction import cues, extractor, matching, pipeline, resources
-from extraction.cues import CuesFileError, check_cues
-from extraction.extractor import cues_of
-from extraction.resources import load
+from understanding import understand
+from understanding.extraction import cues, extractor, matching, pipeline, resources
+from understanding.extraction.cues import CuesFileError, check_cues
+from understanding.extraction.extractor import cues_of
+from understanding.extraction.resources import load
 
 
 def _clear() -> None:
@@ -27,7 +27,7 @@ def _clear() -> None:
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A copy of extraction/data the pipeline is rebuilt from; the real one is rebuilt after."""
+    """A copy of understanding/extraction/data the pipeline is rebuilt from; the real one is rebuilt after."""
     for source in resources.DATA_DIR.glob("*.yaml"):
         shutil.copy(source, tmp_path / source.name)
     monkeypatch.setattr(resources, "DATA_DIR", tmp_path)

@@ -1,5 +1,5 @@
 """Questions about the design on the table that name a figure of it, answered from it
-(advisor.followup through `ask`, the path the API, the CLI and the chat's dispatcher
+(advisor.answers.followup through `ask`, the path the API, the CLI and the chat's dispatcher
 take): a figure asked after an answer about the design is asked of the design, the link
 inside a server is the scale-up link, a switch tier the design has none of is said to be
 absent, a network budget is what "does it fit?" is measured against, and "how many GPUs

@@ -8,9 +8,10 @@ import httpx
 import pytest
 
 import knowledge
-from advisor import context as dialogue_context
-from advisor import dialogue, service
+from advisor import service
 from advisor.models import DialogueContext
+from understanding import context as dialogue_context
+from understanding import dialogue
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from advisor.cli import app
+from cli.main import app
 from evaluation.scoring import COLLECTIONS
 from tests.docs import ROOT, code_blocks, doc_files, doc_id, make_commands, make_targets
 

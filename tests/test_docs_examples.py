@@ -25,7 +25,7 @@ def examples(doc: Path) -> doctest.DocTest:
 
 
 def test_the_knowledge_and_extraction_readmes_have_examples() -> None:
-    assert {"knowledge/README.md", "extraction/README.md"} <= {doc_id(doc) for doc in with_examples()}
+    assert {"knowledge/README.md", "understanding/extraction/README.md"} <= {doc_id(doc) for doc in with_examples()}
 
 
 @pytest.mark.parametrize("doc", with_examples(), ids=doc_id)

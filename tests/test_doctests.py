@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("advisor", "api", "bot", "extraction", "knowledge", "rules")
+PACKAGES = ("advisor", "api", "bot", "understanding", "knowledge", "rules")
 
 
 def modules_with_examples() -> list[str]:

@@ -1,4 +1,4 @@
-"""The numpy MiniLM (core/embedding.py) tokenizes and embeds as sentence-transformers
+"""The numpy MiniLM (minilm/embedding.py) tokenizes and embeds as sentence-transformers
 on PyTorch does: reference token ids and vectors in tests/data/minilm_reference.json were
 made with it. The comparison needs the model files, which `make test` installs (`make
 embedding-model`); the tokenizer and safetensors reader are also checked on small
@@ -13,10 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from core import embedding, progress
+from core import progress
 from core.settings import settings
 from knowledge.semantic import SemanticIndex
 from knowledge.vectors import EntryText
+from minilm import embedding
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
 MODEL_DIR = settings.embedding_model_dir

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from extraction import extract, systems
-from extraction.resources import load
-from extraction.systems import system_shape
 from knowledge import catalogue
+from understanding.extraction import extract, systems
+from understanding.extraction.resources import load
+from understanding.extraction.systems import system_shape
 
 
 @pytest.fixture

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 import yaml
 
-from extraction import resources
-from extraction.resources import load
-from extraction.schemas import DataFileError, check_entities, check_numbers
+from understanding.extraction import resources
+from understanding.extraction.resources import load
+from understanding.extraction.schemas import DataFileError, check_entities, check_numbers
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A copy of extraction/data that `load` reads instead, its cache emptied before and after."""
+    """A copy of understanding/extraction/data that `load` reads instead, its cache emptied before and after."""
     for source in resources.DATA_DIR.glob("*.yaml"):
         shutil.copy(source, tmp_path / source.name)
     monkeypatch.setattr(resources, "DATA_DIR", tmp_path)

@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from extraction.evaluate import DEFAULT_DATA, FIELDS, evaluate, load_examples, main
 from rules.models import ProfileDraft
+from understanding.extraction.evaluate import DEFAULT_DATA, FIELDS, evaluate, load_examples, main
 
 MIN_SCORE = 0.95
 BLIND_SETS = [

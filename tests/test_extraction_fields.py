@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from extraction import extract
 from rules.models import ProfileDraft
+from understanding.extraction import extract
 
 
 def profile(text: str) -> dict:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from extraction import extract
-from extraction.numerals import NumberReader
-from extraction.resources import load
-from extraction.tokens import split_word
+from understanding.extraction import extract
+from understanding.extraction.numerals import NumberReader
+from understanding.extraction.resources import load
+from understanding.extraction.tokens import split_word
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction import extract
+from understanding.extraction import extract
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from extraction import Extraction, extract
 from rules.models import ProfileDraft
+from understanding.extraction import Extraction, extract
 
 ODD = [
     "",

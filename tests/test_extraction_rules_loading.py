@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from extraction import matching
-from extraction.resources import RulesFileError, load
+from understanding.extraction import matching
+from understanding.extraction.resources import RulesFileError, load
 
 
 def broken(change: Any) -> dict[str, Any]:

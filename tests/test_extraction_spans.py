@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction import extract
+from understanding.extraction import extract
 
 
 def spans_of(text: str) -> dict[str, list[str]]:

@@ -1,4 +1,4 @@
-"""The handoff service (advisor/handoff.py): a request is stored with its design,
+"""The handoff service (advisor/handoffs/handoff.py): a request is stored with its design,
 conversation and contact details, sent to every configured destination (a real local
 SMTP server, webhook sink and Slack stand-in), and the reply says only what happened."""
 
@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from advisor import handoff, recommendations
-from advisor.destinations import Destination
+from advisor.designs import recommendations
+from advisor.handoffs import handoff
+from advisor.handoffs.destinations import Destination
 from core.settings import Settings, settings
 from rules.models import WorkloadProfile
 from tests.handoff_sinks import closed_port, handoff_env, http_sink, slack_sink, smtp_server

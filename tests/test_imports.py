@@ -14,25 +14,42 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("advisor", "api", "bench", "bot", "core", "evaluation", "extraction", "knowledge", "ops", "rules")
+PACKAGES = (
+    "advisor",
+    "api",
+    "bench",
+    "bot",
+    "cli",
+    "core",
+    "evaluation",
+    "knowledge",
+    "minilm",
+    "ops",
+    "rules",
+    "understanding",
+)
 
 # The layers, bottom first. A module belongs to the layer of the longest prefix listed
 # (`rules.models` is the contract, the rest of `rules` the rules layer) and may import
 # its own layer and those below it, never one above. Modules of one layer may import
 # each other (the cycle test below keeps that acyclic).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    # the contract every part speaks, and the process settings: both import nothing of ours
-    ("contract", ("rules.models", "core")),
+    # the bottom, importing nothing of ours above it: the contract every part speaks (the
+    # workload and the design, rules.models; the service's questions and answers,
+    # advisor.models), the process settings (core), the sentence-embedding model (minilm,
+    # which Rasa's environment imports too) and how a question's words are read for the
+    # knowledge search (understanding.query, which the knowledge layer uses)
+    ("contract", ("rules.models", "advisor.models", "core", "minilm", "understanding.query")),
     # hardware facts and the knowledge base; the rules engine and sizing models on them
     ("knowledge and rules", ("knowledge", "rules")),
-    # free text to a partial WorkloadProfile
-    ("extraction", ("extraction",)),
-    # the service: extraction, rules and stored recommendations, and the renderers
+    # everything that reads language: free text to a partial WorkloadProfile, what a message
+    # wants, corrections, follow-ups and the dialogue context
+    ("understanding", ("understanding",)),
+    # the service: language in, answers out; designs, answers, storage, handoffs, renderers
     ("advisor", ("advisor",)),
-    # the entry points: the API, the chatbot's actions, the process supervisor, and the CLI.
-    # The CLI is a peer of the API, not part of the service: `serve` starts the API server
-    # (advisor.cli -> api.server), so it sits here, not in the advisor layer.
-    ("entry points", ("api", "bot", "ops", "advisor.cli")),
+    # the entry points: the API, the chatbot's actions, the process supervisor, and the CLI
+    # (`serve` starts the API server: cli.main -> api.server)
+    ("entry points", ("api", "bot", "ops", "cli")),
     # benchmarks and the blind-set evaluation drive the running system from outside
     # (they start the bot and the cluster)
     ("benchmarks", ("bench", "evaluation")),
@@ -41,7 +58,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # Imports inside functions that are there on purpose (never to dodge a cycle).
 ALLOWED_FUNCTION_IMPORTS = {
     # each command loads what it needs: `size` skips the rules engine, only `ask` loads spaCy
-    "advisor/cli.py",
+    "cli/main.py",
     # the sentence embeddings (numpy) at the first search, not whenever the catalogue is read
     "knowledge/search.py",
 }
@@ -122,7 +139,7 @@ def test_the_layer_check_catches_the_knowledge_layer_reading_the_advisor(tmp_pat
     assert upward_imports("knowledge.build", source, modules()) == [
         "knowledge.build (knowledge and rules) -> advisor.settings (advisor)"
     ]
-    assert (layer("rules.models"), layer("rules.engine"), layer("advisor.service"), layer("advisor.cli")) == (
+    assert (layer("rules.models"), layer("rules.engine"), layer("advisor.service"), layer("cli.main")) == (
         0,
         1,
         3,
@@ -180,7 +197,7 @@ def test_renderers_import_neither_the_extractor_nor_spacy() -> None:
         "import sys; import advisor.render.markdown, advisor.render.slack, advisor.render.svg, "
         "advisor.render.terminal; print(' '.join(sys.modules))"
     ).split()
-    assert not [name for name in loaded if name == "spacy" or name.startswith(("extraction", "spacy."))]
+    assert not [name for name in loaded if name == "spacy" or name.startswith(("understanding.extraction", "spacy."))]
 
 
 @pytest.mark.parametrize(
@@ -194,7 +211,7 @@ def test_renderers_import_neither_the_extractor_nor_spacy() -> None:
 def test_cli_size_and_recommend_start_without_spacy(args: list[str], tmp_path: Path) -> None:
     env = {**os.environ, "FABRIC_ADVISOR_DB": str(tmp_path / "advisor.db")}
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "advisor.cli", *args],
+        [sys.executable, "-X", "importtime", "-m", "cli.main", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -203,6 +220,12 @@ def test_cli_size_and_recommend_start_without_spacy(args: list[str], tmp_path: P
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.lstrip().startswith("{")
-    heavy = ("| spacy", "| extraction", "| fastapi", "| weasyprint", "| openpyxl")  # only `ask` and the exports
+    heavy = (
+        "| spacy",
+        " understanding.extraction",
+        "| fastapi",
+        "| weasyprint",
+        "| openpyxl",
+    )  # only `ask` and the exports
     spacy = [line for line in result.stderr.splitlines() if line.rstrip().endswith(heavy)]
     assert spacy == []

@@ -29,13 +29,13 @@ from pydantic import BaseModel
 
 from advisor import service
 from advisor.models import MAX_QUESTION_CHARS
-from extraction import extract
-from extraction.extractor import MAX_CHARS, bounded
-from extraction.pipeline import nlp
-from extraction.tokens import split_word
+from understanding.extraction import extract
+from understanding.extraction.extractor import MAX_CHARS, bounded
+from understanding.extraction.pipeline import nlp
+from understanding.extraction.tokens import split_word
 
 #: the packages whose patterns read what people type
-PACKAGES = ("extraction", "knowledge", "advisor")
+PACKAGES = ("understanding", "knowledge", "advisor")
 SIZE = 100_000
 #: a linear pattern needs milliseconds for 100,000 characters; only a super-linear one gets near this
 TIME_OUT_S = 10.0
@@ -86,7 +86,7 @@ def _modules() -> Iterator[ModuleType]:
         module = importlib.import_module(package)
         yield module
         for info in pkgutil.walk_packages(module.__path__, package + "."):
-            if info.name.endswith("__main__") or info.name == "advisor.cli":
+            if info.name.endswith("__main__") or info.name == "cli.main":
                 continue
             yield importlib.import_module(info.name)
 
@@ -138,8 +138,8 @@ def _own_words(pattern: str) -> list[str]:
 def test_the_patterns_are_found() -> None:
     """The walk finds the patterns this file is about (else the test below checks nothing)."""
     where = {place.split("[")[0] for place, _ in PATTERNS.values()}
-    assert {"knowledge.units._QUANTITY", "advisor.understand._COUNT", "knowledge.formulas._SIZE"} <= where
-    assert any(place.startswith("knowledge.query._terms") for place in where)  # from search_terms.yaml
+    assert {"knowledge.units._QUANTITY", "understanding.understand._COUNT", "knowledge.formulas._SIZE"} <= where
+    assert any(place.startswith("understanding.query._terms") for place in where)  # from search_terms.yaml
     assert len(PATTERNS) > 50
 
 

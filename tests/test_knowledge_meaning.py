@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import knowledge
-from core import embedding
 from core.settings import settings
 from knowledge import meaning, semantic, store, vectors
 from knowledge.search import EMBEDDING_SHARE, MEANING_CANDIDATES, _entry_texts
+from minilm import embedding
 
 DATA = Path(__file__).parent / "data"
 QUESTIONS = [

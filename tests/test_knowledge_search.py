@@ -10,7 +10,7 @@ import pytest
 
 import knowledge
 from knowledge import sources
-from knowledge.query import content_words, fts_query, terms, title_fit
+from understanding.query import content_words, fts_query, terms, title_fit
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_what_the_question_asks_for_decides_which_kind_of_entry_leads(db, questi
 
 
 def test_a_search_terms_file_with_a_broken_cue_fails_with_its_name(tmp_path, monkeypatch):
-    from knowledge import query
+    from understanding import query
 
     broken = tmp_path / "search_terms.yaml"
     broken.write_text("stopwords: [a]\nsynonyms: {}\nintents:\n  price:\n    cues: ['(unclosed']\n")
@@ -213,7 +213,7 @@ def test_reads_are_safe_across_threads(db):
 
 
 def test_an_entry_without_the_kind_of_answer_asked_for_counts_less():
-    from knowledge.query import answer_fit, wanted_answers
+    from understanding.query import answer_fit, wanted_answers
 
     wanted = wanted_answers("how many ports does a QM9700 have?")
     assert answer_fit(wanted, "QM9700", "64 ports of 400 Gb/s in 32 OSFP cages") == 1.0

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from advisor.recommendations import recommend
-from extraction import extract
+from advisor.designs.recommendations import recommend
 from rules.models import ProfileDraft
 from rules.servers import resolve
+from understanding.extraction import extract
 
 
 def design(gpu: str, gbps: int | None):  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from advisor.cli import UserError, app
+from cli.main import UserError, app
 from rules.engine import recommend
 from rules.models import WorkloadProfile
 from rules.physical import checks

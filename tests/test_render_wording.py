@@ -17,7 +17,8 @@ import pypdf
 import pytest
 from rich.console import Console
 
-from advisor import recommendations, verbs
+from advisor.answers import verbs
+from advisor.designs import recommendations
 from advisor.models import Answer
 from advisor.render import markdown, slack, terminal
 from advisor.render.bom import bom_csv

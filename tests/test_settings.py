@@ -49,7 +49,7 @@ def test_no_module_reads_the_environment_but_the_settings() -> None:
     root = README.parent
     readers = {
         str(path.relative_to(root))
-        for package in ("advisor", "api", "bot/actions", "core", "extraction", "knowledge", "rules")
+        for package in ("advisor", "api", "bot/actions", "core", "understanding", "knowledge", "rules")
         for path in (root / package).rglob("*.py")
         if re.search(r"os\.environ\.get|os\.getenv|os\.environ\[", path.read_text(encoding="utf-8"))
     }

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from advisor.cli import app
+from cli.main import app
 from rules import pricing, spares
 from rules.engine import recommend
 from rules.models import WorkloadProfile

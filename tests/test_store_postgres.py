@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from advisor import store
-from advisor.quote import quoted
+from advisor.designs.quote import quoted
+from advisor.storage import store
 from ops import parts
 from rules import engine
 from rules.models import WorkloadProfile
@@ -47,7 +47,7 @@ def test_a_recommendation_stored_by_one_process_is_served_by_another(shared):
 
 def test_the_store_follows_the_database_url_setting(shared, tmp_path):
     script = (
-        "from advisor import service, store\n"
+        "from advisor import service\nfrom advisor.storage import store\n"
         "from rules.models import WorkloadProfile\n"
         "rec = service.recommend(WorkloadProfile(workload='training', gpu_count=256, gpu_model='H100'))\n"
         "print(type(store.database()).__name__, rec.id)\n"

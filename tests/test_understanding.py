@@ -1,4 +1,4 @@
-"""The one understanding (advisor.understand via advisor.service): what a message wants,
+"""The one understanding (understanding.understand via advisor.service): what a message wants,
 the same for /v1/ask, the CLI and the chat, and follow-ups answered from the design."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from advisor import service
 from advisor.models import AskKind
-from advisor.understand import Want, asks_instead_of_answering, clauses, side_question
+from understanding.understand import Want, asks_instead_of_answering, clauses, side_question
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +236,7 @@ def test_a_what_if_that_asks_about_savings_is_sized_not_answered_from_the_old_de
         ("256 gpu h100 pod how many osfp transceivers on the nics", "256 node-leaf"),
         ("How many QM9700 switches does a non-blocking 2-tier fabric for 512 GPUs need?", "16 leaf + 8 spine = 24"),
         ("We will receive 16 DGX H100 systems. How many NICs for the compute fabric?", "128 compute ports"),
-        # racks, not servers: the 8 NVL72 systems' racks and the switches' (advisor.verbs)
+        # racks, not servers: the 8 NVL72 systems' racks and the switches' (advisor.answers.verbs)
         ("we're planning 576 GB200 GPUs, how many racks is that?", "8 for the GPU servers (8 rack-scale systems"),
     ],
 )

@@ -1,4 +1,4 @@
-"""The order of decisions of advisor.understand is data (advisor/decisions.yaml): it is
+"""The order of decisions of understanding.understand is data (understanding/decisions.yaml): it is
 checked when it loads, every rule in it can decide, and each answer of /v1/ask says
 which rule decided it."""
 
@@ -12,8 +12,8 @@ import httpx
 import pytest
 import yaml
 
-from advisor import understand
-from advisor.understand import FACTS, DecisionFileError, Want, decide, load_decisions
+from understanding import understand
+from understanding.understand import FACTS, DecisionFileError, Want, decide, load_decisions
 
 
 def decision_file() -> dict[str, Any]:
@@ -88,7 +88,7 @@ def test_every_decision_rule_decides_some_combination_of_facts() -> None:
     ],
 )
 def test_understanding_names_the_rule_that_decided_it(question: str, shown: bool, rule: str, want: Want) -> None:
-    from extraction import extract
+    from understanding.extraction import extract
 
     found = extract(question).profile
     decision = understand.understand(question, found, None, design_shown=shown)

@@ -291,7 +291,7 @@ def test_a_what_if_brings_an_updated_card(page, stack: Stack) -> None:
 
 
 def test_plain_requests_after_a_design_and_its_quick_replies(page, stack: Stack) -> None:
-    """The chat verbs (advisor.verbs, decided by the understanding /v1/ask uses): a quick
+    """The chat verbs (advisor.answers.verbs, decided by the understanding /v1/ask uses): a quick
     reply asks for the bill of materials, whose lines and files come back; "how many
     racks?" counts racks, not servers; a PDF is a link to the report; 800G on H100 is
     refused with why and which platform can, 200G applied."""

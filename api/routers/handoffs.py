@@ -1,7 +1,7 @@
 """Handoffs: ask for a person ("talk to an engineer"), as the chat does.
 
 The request is stored and sent to every configured destination (Slack, email, webhook)
-by advisor/handoff.py, the same function the chat and `fabric-advisor handoff` call; the
+by advisor/handoffs/handoff.py, the same function the chat and `fabric-advisor handoff` call; the
 answer carries the reference, each destination's outcome and the reply the chat gives.
 """
 
@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, HTTPException, Response
 from fastapi.concurrency import run_in_threadpool
 
-from advisor import handoff
+from advisor.handoffs import handoff
 from api.schemas import Problem, ValidationProblem, json_model
 
 router = APIRouter(prefix="/v1/handoffs", tags=["handoffs"])

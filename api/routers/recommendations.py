@@ -14,14 +14,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from advisor import feedback
-from advisor.quote import RecommendationRequest
+from advisor.designs.quote import RecommendationRequest
 from advisor.render.bom import bom_csv
 from advisor.render.cabling import NO_FABRIC, cabling_build, cabling_csv
 from advisor.render.pdf import report_pdf
 from advisor.render.report import report_html
 from advisor.render.svg import topology_svg
 from advisor.render.xlsx import bom_xlsx
+from advisor.storage import feedback
 from api import offload
 from api.deps import Service
 from api.schemas import Problem, ValidationProblem, json_error, json_model

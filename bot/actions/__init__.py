@@ -9,7 +9,7 @@ rasa-sdk imports every module here and registers each Action subclass:
 - knowledge.py    action_answer_knowledge
 - conversation.py action_fallback, action_capabilities, action_out_of_scope, action_restart
 - handoff.py      validate_handoff_form, action_handoff: the request recorded and sent
-                  (advisor/handoff.py)
+                  (advisor/handoffs/handoff.py)
 """
 
 from advisor.service import warm_up

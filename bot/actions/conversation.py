@@ -11,9 +11,9 @@ from rasa_sdk.events import EventType, Restarted
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.settings import settings
-from advisor.understand import Want
 from bot.actions import output, profile, replies, respond, small_talk
 from bot.actions.base import AdvisorAction
+from understanding.understand import Want
 
 ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
 

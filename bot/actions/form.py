@@ -26,10 +26,10 @@ from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
-import extraction
-from advisor.understand import Want
 from bot.actions import output, profile, replies, respond
 from rules.models import ProfileDraft
+from understanding import extraction
+from understanding.understand import Want
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class ValidateSizingForm(FormValidationAction):
 
     @staticmethod
     def _asks_instead(tracker: Tracker) -> bool:
-        """The message that started the form asks a question (advisor.understand), not for a design."""
+        """The message that started the form asks a question (understanding.understand), not for a design."""
         return respond.turn(tracker).decision.want != Want.sizing
 
     @staticmethod

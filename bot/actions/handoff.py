@@ -1,6 +1,6 @@
 """The handoff in the chat: `handoff_form` asks for the contact details it does not have
 yet (name, email, company) and what the person wants to discuss; `validate_handoff_form`
-asks again for a malformed email; `action_handoff` calls advisor.handoff.submit (the
+asks again for a malformed email; `action_handoff` calls advisor.handoffs.handoff.submit (the
 function behind POST /v1/handoffs) with the design on the table, the conversation id and
 the details given so far, and says what happened: sent by which channels, or recorded
 but not sent. Contact details stay in the slots for the rest of the conversation; the
@@ -16,7 +16,7 @@ means "nothing to add" rather than "cancel".
 
 A question typed where a contact detail is asked ("what does NDR mean?", "how much would
 that cost?", "wait, which switch is that?") is no name, email or company: the validation
-drops it from the slot (the understanding decides: `advisor.understand.
+drops it from the slot (the understanding decides: `understanding.understand.
 asks_instead_of_answering`), answers it as the chat would (a figure of the design on the
 table, or a knowledge answer it is sure of) or says the handoff comes first, and the form
 asks for the same detail again. Its slot mappings take any text (`from_text`), so this
@@ -34,13 +34,14 @@ from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
-from advisor import handoff, understand
+from advisor.handoffs import handoff
 from advisor.models import AskKind
 from advisor.render import markdown
-from advisor.store import StoreUnavailable
+from advisor.storage.store import StoreUnavailable
 from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
 from bot.actions.conversation import summary
+from understanding import understand
 
 #: the answer to "what would you like to discuss?" that means no message
 NO_MESSAGE = "(nothing to add)"

@@ -15,7 +15,7 @@ from typing import Any
 from rasa_sdk import Tracker
 from rasa_sdk.executor import CollectingDispatcher
 
-from advisor import verbs
+from advisor.answers import verbs
 from advisor.render import markdown, slack
 from advisor.render.wording import customer
 from advisor.settings import settings
@@ -38,7 +38,7 @@ def send_recommendation(
     dispatcher: CollectingDispatcher, tracker: Tracker, rec: Recommendation, previous: Recommendation | None = None
 ) -> None:
     """Send rec's summary; when it replaces a different recommendation, lead with what
-    changed. Then the next steps as quick replies (advisor.verbs.QUICK_REPLIES)."""
+    changed. Then the next steps as quick replies (advisor.answers.verbs.QUICK_REPLIES)."""
     _send_recommendation(dispatcher, tracker, rec, previous)
     say(dispatcher, tracker, replies.text("next_steps"), buttons=quick_replies())
 

@@ -15,12 +15,12 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType
 from rasa_sdk.executor import CollectingDispatcher
 
-import extraction
 from advisor import service
 from advisor.render import markdown
-from advisor.understand import Want
 from bot.actions import design, output, profile, replies, respond
 from bot.actions.base import AdvisorAction
+from understanding import extraction
+from understanding.understand import Want
 
 shown_recommendation = design.shown_recommendation
 recommend_from_slots = design.recommend_from_slots

@@ -32,15 +32,15 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 
-import extraction
-from advisor import context as dialogue
-from advisor import service, understand
-from advisor.followup import TOPOLOGY_WORDS
+from advisor import service
+from advisor.answers.followup import TOPOLOGY_WORDS
 from advisor.models import AskKind, DialogueContext
 from advisor.render import markdown
-from advisor.understand import Want
 from bot.actions import design, output, profile
 from rules.models import ProfileDraft, Recommendation
+from understanding import context as dialogue
+from understanding import extraction, understand
+from understanding.understand import Want
 
 #: the slot that carries what the last answer was about (advisor.models.DialogueContext)
 CONTEXT_SLOT = "dialogue_context"

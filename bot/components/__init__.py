@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core import embedding
+from minilm import embedding
 
 
 def sentence_model(configured: str | None = None) -> embedding.MiniLM:

@@ -6,7 +6,7 @@ training examples, so count features alone leave macro F1 at 0.84 in cross-valid
 A sentence embedding puts "farewell" near "goodbye"; with it beside the counts the
 logistic regression reaches the issue's 0.92 (docs/embeddings.md, `make nlu-report`).
 
-The model runs in numpy (core/embedding.py, no PyTorch) and is loaded once per process.
+The model runs in numpy (minilm/embedding.py, no PyTorch) and is loaded once per process.
 Only sentence features are given: Rasa's LogisticRegressionClassifier reads the sentence
 features alone. `scale` multiplies the unit-length vector so that it weighs about as much
 as the count features, whose sentence vector sums dozens of n-gram counts; Rasa's

@@ -27,7 +27,7 @@ from rasa.shared.nlu.constants import INTENT, TEXT
 from rasa.shared.nlu.training_data.message import Message
 from rasa.shared.nlu.training_data.training_data import TrainingData
 
-from core import embedding
+from minilm import embedding
 
 from . import sentence_model
 

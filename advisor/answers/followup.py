@@ -1,0 +1,242 @@
+"""Answers about the design on the table: its price, its share of the budget, the time of
+one gradient sync, the switches, NICs and cables it uses, the settings its switches need,
+and why not another fabric or topology.
+
+Figures come from the recommendation itself; settings and background come from the
+knowledge base entries named below, each quoted with its source, so the answer about a
+design never says something the knowledge base does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import knowledge
+from advisor.answers import verbs
+from advisor.render import markdown
+from rules.models import Recommendation, Technology
+from rules.platform import platform_for
+from understanding.extraction import fabrics_named
+
+#: knowledge entries that answer a settings topic, per fabric family of the design
+SETTINGS_ENTRIES = {
+    "infiniband": ["glossary-subnet-manager", "glossary-mtu", "glossary-sharp", "practice-infiniband-flow-control"],
+    "rocev2": ["glossary-ecn-thresholds", "glossary-mtu"],
+    "ethernet": ["glossary-mtu"],
+    "nvlink": [],
+}
+TOPIC_ENTRIES = {
+    "mtu": ["glossary-mtu"],
+    "qos": ["glossary-ecn-thresholds"],
+    "cables": ["glossary-optics"],
+}
+MANAGEMENT_ENTRIES = {
+    "infiniband": ["glossary-ufm", "glossary-subnet-manager"],
+    "rocev2": ["glossary-spectrum-x"],
+    "ethernet": ["glossary-spectrum-x"],
+    "nvlink": [],
+}
+LOSSLESS_ENTRIES = {
+    "infiniband": ["practice-infiniband-flow-control"],
+    "rocev2": ["glossary-lossless-ethernet", "glossary-pfc"],
+    "ethernet": ["glossary-lossless-ethernet"],
+    "nvlink": [],
+}
+TOPOLOGY_WORDS = {
+    "topology-dragonfly-plus": re.compile(r"dragon\s*fly", re.I),
+    "glossary-rail-only": re.compile(r"rail[- ]only|drop\s+the\s+spines?|without\s+(?:the\s+)?spines?", re.I),
+    "topology-fat-tree": re.compile(r"fat[- ]?tree|clos", re.I),
+    "topology-rail-optimized": re.compile(r"rail[- ]optimi[sz]ed", re.I),
+}
+
+Alternative = Callable[[Recommendation, str], Recommendation | None]
+
+
+def family(technology: Technology | str) -> str:
+    value = str(technology)
+    if value.startswith("infiniband"):
+        return "infiniband"
+    if value.startswith("nvlink"):
+        return "nvlink"
+    return value
+
+
+def _quote(entry_id: str) -> str:
+    """An entry quoted under its title ("**UFM (NVIDIA Unified Fabric Manager)**: ..."), so
+    the name the customer asked by is in the answer, with its source."""
+    entry = knowledge.entry(entry_id)
+    return f"**{entry.title}**: {entry.text} _(Source: {entry.source})_" if entry else ""
+
+
+def _quotes(entry_ids: list[str]) -> list[str]:
+    return [f"- {text}" for text in map(_quote, entry_ids) if text]
+
+
+def _budget_line(rec: Recommendation, budget_usd: float | None) -> str:
+    low, high = rec.cost.network_usd_low, rec.cost.network_usd_high
+    budget = budget_usd or rec.profile.budget_usd
+    network_budget = rec.profile.network_budget_usd
+    if not budget and network_budget:  # "network budget 3M ... does it fit?"
+        verdict = (
+            "within it"
+            if high <= network_budget
+            else "over it at every price"
+            if low > network_budget
+            else "within it at the low end of the range, over it at the high end"
+        )
+        return (
+            f"- **Network budget:** the network costs {markdown.cost_range(low, high)} against the "
+            f"${network_budget:,.0f} network budget: {verdict}."
+        )
+    if not budget:
+        return (
+            f"- **Share of the budget:** no cluster budget was given; the network costs "
+            f'{markdown.cost_range(low, high)}. Tell me the budget (e.g. "$10M total") for its share.'
+        )
+    return (
+        f"- **Share of the budget:** {low / budget:.1%} - {high / budget:.1%} of the "
+        f"${budget:,.0f} budget ({markdown.cost_range(low, high)} for the network)."
+    )
+
+
+#: words that ask for the lossless-Ethernet settings (which a plain Ethernet design has not)
+LOSSLESS_WORDS = re.compile(r"\b(?:pfc|ecn|dcqcn|lossless|headroom|priority flow|congestion notification)\b", re.I)
+
+
+def _configured(rec: Recommendation) -> list[str]:
+    """The design's own settings: its fabric configuration (every fabric kind), else the
+    RoCE list of older stored recommendations."""
+    if rec.fabric_configuration is not None and rec.fabric_configuration.settings:
+        return [f"- **{s.setting}:** {s.value} _(Source: {s.source})_" for s in rec.fabric_configuration.settings]
+    return [f"- **{s.setting}:** {s.value} _(Source: {s.source})_" for s in rec.roce_configuration]
+
+
+def _settings_lines(rec: Recommendation, question: str, alternative: Alternative | None) -> list[str]:
+    """The settings of the design's fabric, or of the fabric the question names ("if we
+    chose RoCEv2"), from the recommendation when it lists them, else the knowledge base.
+    PFC/ECN asked of a plain Ethernet design are answered with what RoCEv2 on the same
+    cluster would need, since the design itself runs without them."""
+    named = [name for name in fabrics_named(question) if family(name) != family(rec.fabric.technology)]
+    lossless_asked = bool(LOSSLESS_WORDS.search(question)) and family(rec.fabric.technology) == "ethernet"
+    if lossless_asked and not named:
+        named = ["rocev2"]
+    target = rec
+    if named and alternative is not None:
+        target = alternative(rec, named[0]) or rec
+    lines = _configured(target) or _quotes(SETTINGS_ENTRIES.get(family(target.fabric.technology), []))
+    if not lines:
+        return [f"- **Settings:** {target.fabric.name} needs no fabric settings beyond the servers' own NVLink."]
+    head = f"- **Switch and NIC settings for {target.fabric.name}:**"
+    if family(target.fabric.technology) == "infiniband":  # what it does not need: PFC, ECN
+        lines = [*lines, *_quotes(LOSSLESS_ENTRIES["infiniband"])]
+    if lossless_asked:
+        head = (
+            f"- {rec.fabric.name} runs lossy, without PFC or ECN (TCP or NCCL's socket transport). "
+            f"Run RoCEv2 on it and the switches need these settings:"
+            if target is not rec
+            else f"- {rec.fabric.name} runs lossy, without PFC or ECN; its settings:"
+        )
+    return [head, *("  " + line for line in lines)]
+
+
+def _why_not_lines(rec: Recommendation, question: str) -> list[str]:
+    """ "Why not RoCE?", "is Dragonfly+ worth it?": what the named fabric would have meant
+    for this cluster, or what the named topology is and which one the design uses."""
+    lines: list[str] = []
+    named = fabrics_named(question)
+    if named:
+        lead = markdown.why_markdown(rec, named).split(f"**Why {rec.fabric.name}")[0].strip()
+        lines.append(lead or f"- The design already uses {rec.fabric.name}.")
+    for entry_id, pattern in TOPOLOGY_WORDS.items():
+        if pattern.search(question):
+            lines.append(f"- {_quote(entry_id)}")
+            lines.append(f"- The design I recommended is a {markdown.topology_line(rec.topology)}.")
+    return lines or [markdown.why_markdown(rec)]
+
+
+def _scale_up_line(rec: Recommendation) -> str:
+    """ "What connects the GPUs inside each server?": the scale-up link of the design's
+    platform, which the network (the scale-out fabric) does not carry."""
+    platform = platform_for(rec.profile.gpu_model)
+    up = platform.scale_up
+    inside = "rack" if platform.rack_scale else "server"
+    gpus = up.gpus if platform.rack_scale else rec.profile.gpus_per_node
+    return (
+        f"- **Inside each {inside}:** {up.name} joins its {gpus} GPUs (about {up.busbw_gbytes:g} GB/s "
+        f"of all-reduce bus bandwidth per GPU); the {rec.fabric.name} network joins the {inside}s to each other."
+    )
+
+
+#: switch tiers a question can ask about by name ("how many spine switches?")
+_TIERS = re.compile(r"\b(spine|core|super[- ]?spine)s?\b", re.I)
+
+
+def _absent_tier_lines(rec: Recommendation, question: str) -> list[str]:
+    """ "How many spine switches does it have?" of a design with one tier: say it has none
+    and why, rather than list the leaves and leave the question unanswered."""
+    t = rec.topology
+    counts = {"spine": t.spine_switches, "core": t.core_switches}
+    lines = []
+    for found in dict.fromkeys(m.group(1).lower() for m in _TIERS.finditer(question)):
+        tier = "core" if found.startswith("super") else found
+        if counts.get(tier) == 0 and t.kind != "single_node":
+            lines.append(
+                f"- **{tier.capitalize()} switches:** none: the fabric has {t.tiers} tier"
+                f"{'s' if t.tiers != 1 else ''}, so every server reaches every other through "
+                f"{'one layer of leaf switches' if t.tiers == 1 else 'the leaf and spine layers'}."
+            )
+    return lines
+
+
+def design_answer(
+    rec: Recommendation,
+    topics: list[str],
+    question: str = "",
+    *,
+    budget_usd: float | None = None,
+    alternative: Alternative | None = None,
+    lead: str | None = None,
+) -> str:
+    """The answer to a question about the design on the table, led by the design it is
+    about (or by `lead`, for a design sized for a question); one part per topic asked
+    (understanding/extraction/data/cues.yaml `design`)."""
+    fam = family(rec.fabric.technology)
+    lines: list[str] = []
+    for topic in dict.fromkeys(topics):
+        if topic == "servers":
+            lines.append(f"- **Servers:** {markdown.servers_line(rec)}")
+        elif topic == "scale_up":
+            lines.append(_scale_up_line(rec))
+        elif topic == "budget_share":
+            lines.append(_budget_line(rec, budget_usd))
+        elif topic == "settings":
+            lines += _settings_lines(rec, question, alternative)
+        elif topic == "management":
+            lines += _quotes(MANAGEMENT_ENTRIES.get(fam, [])) or ["- No fabric management software: one server."]
+        elif topic == "lossless":
+            lines += _quotes(LOSSLESS_ENTRIES.get(fam, [])) or ["- No network fabric: NVLink inside the server."]
+        elif topic == "nics":
+            nic = f" ({rec.fabric.nic_model})" if rec.fabric.nic_model else ""
+            per_server = sum(p.count for p in rec.ports_per_server if str(p.role) == "compute")
+            servers = rec.profile.node_count
+            lines.append(
+                f"- **NICs:** {rec.fabric.link_gbps} Gb/s{nic} per compute port, {per_server * servers:,} compute "
+                f"ports in all ({per_server} per server x {servers:,} servers); per server "
+                f"{markdown.ports_line(rec.ports_per_server)}"
+            )
+        elif topic in verbs.TOPICS:
+            lines += verbs.design_lines(rec, topic)
+        elif topic == "why_not":
+            lines += _why_not_lines(rec, question)
+        elif topic in markdown.DESIGN_LINES:
+            lines.append(markdown.design_line(rec, topic))
+            if topic == "switches":
+                lines += _absent_tier_lines(rec, question)
+            if topic == "cables":
+                lines += markdown.optics_lines(rec)
+            lines += _quotes(TOPIC_ENTRIES.get(topic, []))
+        else:
+            lines += _quotes(TOPIC_ENTRIES.get(topic, []))
+    lead = lead or f"For the design I recommended ({rec.fabric.name}, {markdown.workload_line(rec)}):"
+    return "\n".join([lead, *lines])

@@ -1,0 +1,116 @@
+"""The dialogue context: what the last answer was about, handed to the client with each
+answer and sent back with the next question, so a follow-up that leans on it can be read
+(the API keeps no conversation state; the chat keeps the same object in a slot).
+
+The context (advisor.models.DialogueContext) holds the last question as it was
+understood, the knowledge entry that answered it (its id and title), the fabric it was
+about, and the design on the table (its recommendation id). A client treats it as opaque
+data; the API validates its shape and refuses a malformed one (422).
+
+How a follow-up uses it (understanding.dialogue tells an elliptical follow-up by its words):
+
+- the last entry's title biases the search of a follow-up that names nothing of its own
+  ("and for runs longer than 50 metres?" after a cabling answer is searched with the
+  cabling entry's title);
+- a follow-up that names another fabric re-asks the last question for that fabric ("what
+  about Ethernet?", "and if it were RoCE instead?": the last question's words with the
+  new fabric's);
+- "it", "them", "that" bind to the last subject (the entry's names, or the design on the
+  table: "what connects them?" after a design is answered from the design).
+"""
+
+from __future__ import annotations
+
+from advisor.models import Answer, DialogueContext
+from rules.models import Recommendation
+from understanding import dialogue
+from understanding.extraction import fabrics_named
+
+
+def _family(fabric: str) -> str:
+    return "infiniband" if fabric.startswith("infiniband") else fabric
+
+
+def fabric_of(text: str) -> str:
+    """The first fabric a text names, as a preference value ("" when none)."""
+    named = fabrics_named(text)
+    return named[0] if named else ""
+
+
+_POINTERS = dialogue.POINTERS
+
+
+def _title_words(title: str) -> list[str]:
+    return [word for word in (part.strip("()[],.:;\"'") for part in title.split()) if word]
+
+
+def resolve(question: str, context: DialogueContext | None) -> str:
+    """The question to look up: the question itself when it stands alone; else, for a
+    follow-up that points back with "it" or "them", names another thing and finds nothing
+    else to lean on in the last question ("what is SHARP?" -> "which NCCL setting turns it
+    on?"), the question with the last subject's names added; else what it leaves out
+    of the last one (understanding.dialogue.resolve: a fabric swapped for the last one's keeps
+    the rest), with the last entry's title when it names nothing of its own."""
+    if context is None or not context.question or not dialogue.is_elliptical(question):
+        return question
+    own = dialogue.names(question)
+    words = {word.strip("?.!,").lower() for word in question.split()}
+    looked_up = dialogue.resolve(question, context)
+    if own and words & _POINTERS and looked_up == question and not swaps_fabric(question, context):
+        # the last question was about its subject alone ("what is SHARP?"): "it" is that subject
+        subject = dialogue.names(context.question) or dialogue.names(context.topic)
+        added = [word for word in subject if word.lower() not in question.lower()]
+        return f"{question} ({' '.join(added)})" if added else question
+    if own or not context.topic or dialogue.says_enough(question):
+        return looked_up
+    missing = [word for word in _title_words(context.topic) if word.lower() not in looked_up.lower()]
+    if not missing:
+        return looked_up
+    if looked_up.endswith(")"):
+        return f"{looked_up[:-1]} {' '.join(missing)})"
+    return f"{looked_up} ({' '.join(missing)})"
+
+
+def swaps_fabric(question: str, context: DialogueContext | None) -> bool:
+    """ "what about Ethernet?" after an answer about InfiniBand: a follow-up that names
+    another fabric than the last answer's."""
+    if context is None or not context.fabric or not dialogue.is_elliptical(question):
+        return False
+    named = fabric_of(question)
+    return bool(named) and _family(named) != _family(context.fabric)
+
+
+def shown_design(context: DialogueContext | None) -> str | None:
+    """The id of the design on the table, when the context carries one."""
+    return context.recommendation_id or None if context is not None else None
+
+
+def after_answer(looked_up: str, hit: Answer | None, entry_id: str, last: DialogueContext | None) -> DialogueContext:
+    """The context a knowledge answer hands back: the question as understood, the entry,
+    the fabric it was about (the question's, else the last one's), the design still on the table."""
+    return DialogueContext(
+        question=looked_up,
+        topic=hit.topic if hit else "",
+        entry_id=entry_id if hit else "",
+        fabric=fabric_of(looked_up) or (last.fabric if last else ""),
+        recommendation_id=last.recommendation_id if last else "",
+        about="knowledge" if hit else "",
+    )
+
+
+def after_design(question: str, rec: Recommendation | None, topic: str = "") -> DialogueContext:
+    """The context an answer about a design (or a new design) hands back."""
+    return DialogueContext(
+        question=question,
+        topic=topic,
+        fabric=_fabric_of_design(rec),
+        recommendation_id=rec.id if rec is not None else "",
+        about="design" if rec is not None else "",
+    )
+
+
+def _fabric_of_design(rec: Recommendation | None) -> str:
+    if rec is None:
+        return ""
+    technology = str(rec.fabric.technology)
+    return "infiniband" if technology.startswith("infiniband") else technology if technology != "nvlink" else ""

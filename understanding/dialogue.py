@@ -1,0 +1,162 @@
+"""What a follow-up leaves out, filled in from the last answer.
+
+People lean on what was just said: after "what is PFC?" they ask "and ECN?", after an
+Ultra Ethernet answer "is the spec actually finished?", after a cabling answer "and for
+runs longer than 50 metres?". Searched alone, such a question finds whatever its few
+words match best (the spec question found the NVL72 rack's specifications). So each
+answer hands back a `DialogueContext` (the question as it was understood); the client
+(the chat's slot, or any REST client) sends it with the next message, and the API stays
+stateless.
+
+A follow-up is elliptical when it opens with a continuation ("and", "what about", "is
+it", "why") or points back ("that", "they") and is short. It is then read with the part
+of the last question it leaves out: a follow-up that names a technology of its own swaps
+it for the last question's and keeps the rest ("and ECN?" after "what is PFC?" asks what
+ECN is; "and if it were RoCE?" after "how does InfiniBand do multi-tenancy?" asks about
+RoCE multi-tenancy); one that names none asks about the last question's subject.
+
+    >>> resolve("and ECN?", DialogueContext(question="what is PFC?"))
+    'and ECN?'
+    >>> resolve("is the spec actually finished?", DialogueContext(question="what is ultra ethernet?"))
+    'is the spec actually finished? (ultra ethernet)'
+    >>> resolve("what is PFC?", DialogueContext(question="what is ultra ethernet?"))
+    'what is PFC?'
+
+The context's model is `advisor.models.DialogueContext`, part of the ask contract.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+from spacy.lang.en import English
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc
+from spacy.util import filter_spans
+
+from advisor.models import DialogueContext
+from knowledge import sources
+from understanding import query
+
+DATA_FILE = Path(__file__).with_name("dialogue.yaml")
+#: a word that reads as a product or acronym: two capitals ("PFC", "RoCE") or letters and digits ("QM9700")
+_NAME_SHAPE = re.compile(r"^(?=.*[A-Za-z])(?:(?=(?:.*[A-Z]){2})|(?=.*\d))[A-Za-z0-9][\w.+-]*$")
+
+
+class _Vocabulary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_words: int = Field(ge=1)
+    says_enough: int = Field(ge=1)
+    openers: list[str]
+    anaphors: list[str]
+    names: list[str]
+
+
+@cache
+def _vocabulary() -> _Vocabulary:
+    return _Vocabulary.model_validate(yaml.safe_load(DATA_FILE.read_text(encoding="utf-8")))
+
+
+@cache
+def _tokenizer() -> English:
+    return English()
+
+
+@cache
+def _matchers() -> dict[str, PhraseMatcher]:
+    """One phrase matcher per kind, on lower-cased tokens: openers, anaphors, names."""
+    nlp, words = _tokenizer(), _vocabulary()
+    matchers = {}
+    for kind, phrases in (("openers", words.openers), ("anaphors", words.anaphors), ("names", _names())):
+        matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+        matcher.add(kind, [nlp.make_doc(phrase) for phrase in phrases])
+        matchers[kind] = matcher
+    return matchers
+
+
+def _names() -> list[str]:
+    """The listed names and every product-shaped word of the knowledge base's aliases."""
+    found = {
+        word
+        for record in sources.load()
+        for alias in record.data.get("aliases") or []
+        for word in str(alias).split()
+        if _NAME_SHAPE.match(word)
+    }
+    return sorted(set(_vocabulary().names) | {word.lower() for word in found})
+
+
+def _spans(kind: str, doc: Doc) -> list[tuple[int, int]]:
+    """The matches of one kind, the longest where they overlap ("ultra ethernet", not "ethernet")."""
+    spans = filter_spans([doc[start:end] for _, start, end in _matchers()[kind](doc)])
+    return [(span.start, span.end) for span in spans]
+
+
+def is_elliptical(question: str) -> bool:
+    """It opens with a continuation or points back at what was said, and is short."""
+    doc = _tokenizer().make_doc(question.strip())
+    words = [token for token in doc if not token.is_punct]
+    if not words or len(words) > _vocabulary().max_words:
+        return False
+    opens = any(start == 0 for start, _ in _spans("openers", doc))
+    return opens or bool(_spans("anaphors", doc))
+
+
+def _split(text: str) -> tuple[list[str], list[str]]:
+    """(names, other content words) of a question, lower-cased, stopwords left out."""
+    doc = _tokenizer().make_doc(text)
+    named = {index for start, end in _spans("names", doc) for index in range(start, end)}
+    names = [doc[start:end].text.lower() for start, end in _spans("names", doc)]
+    pointers = {*_vocabulary().anaphors, *_vocabulary().openers}
+    rest = [
+        token.lower_
+        for token in doc
+        if token.i not in named
+        and not (token.is_punct or token.is_space)
+        and not query.is_stopword(token.lower_)
+        and token.lower_ not in pointers
+    ]
+    return list(dict.fromkeys(names)), list(dict.fromkeys(rest))
+
+
+#: words that point back at the last subject ("does IT need a special NIC?")
+POINTERS = frozenset({"it", "its", "it's", "they", "them", "their", "that", "this", "those", "these"})
+
+
+def points_back(question: str) -> bool:
+    """It names its subject with "it", "that", "them" ... (the last answer's)."""
+    return any(token.lower_ in POINTERS for token in _tokenizer().make_doc(question))
+
+
+def says_enough(question: str) -> bool:
+    """The follow-up has enough content words of its own to be searched by them, leaning
+    on the last answer for its subject alone (dialogue.yaml `says_enough`)."""
+    return len(_split(question)[1]) >= _vocabulary().says_enough
+
+
+def names(text: str) -> list[str]:
+    """The technologies and products a text names, lower-cased ("what is PFC?" -> ["pfc"])."""
+    return _split(text)[0]
+
+
+def resolve(question: str, context: DialogueContext | None) -> str:
+    """The question with what it leaves out of the last one added in brackets; the
+    question itself when it stands alone or there is nothing to lean on."""
+    if context is None or not context.question or not is_elliptical(question):
+        return question
+    names, _ = _split(question)
+    last_names, last_rest = _split(context.question)
+    if (says_enough(question) or points_back(question)) and not names and last_names:
+        # "which env var shows what transport it picked?", "which connector does that use?":
+        # it says what it asks, or points back with "it" / "that", and leans on the last
+        # subject only (NCCL, the SR4 optic); the last question's other words would outweigh its own
+        added = last_names
+    else:
+        added = last_rest if names else [*last_names, *last_rest]
+    added = [word for word in added if word not in question.lower()]
+    return f"{question} ({' '.join(added)})" if added else question

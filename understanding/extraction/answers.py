@@ -1,0 +1,41 @@
+"""A bare number given in reply to a question ("How many GPUs?" - "128").
+
+On its own "128" says nothing: it could be GPUs, nodes, a budget in thousands. Once the
+conversation has just asked for a count, the one number in the reply that no pattern
+claimed is that count. Used only when the caller says what was asked (`expecting`).
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc
+
+from understanding.extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count
+from understanding.extraction.pipeline import VALUE
+from understanding.extraction.readings import Reading
+
+
+def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list[Reading]:
+    """A reading giving `expecting` the reply's one unclaimed whole number, if there is
+    exactly one and no pattern already read a size ("128", "we have 128", "about 200")."""
+    if expecting not in COUNT_FIELDS or any(reading.values.keys() & set(COUNT_FIELDS) for reading in readings):
+        return []
+    claimed = {index for reading in readings for namespace, index in reading.claims if namespace == "quantity"}
+    numbers = [token for token in doc if token.ent_type_ == "NUM" and token.i not in claimed]
+    if len(numbers) != 1:
+        return []
+    token = numbers[0]
+    count = _count(token._.get(VALUE), SIZE_LIMITS[expecting])
+    if count is None:
+        return []
+    span = (token.i, token.i + 1)
+    return [
+        Reading(
+            "answer_to_question",
+            "size",
+            token.i,
+            token.i + 1,
+            {expecting: count},
+            {expecting: span},
+            frozenset({("quantity", token.i)}),
+        )
+    ]
