@@ -349,7 +349,7 @@ def test_restart_says_so_and_restarts():
     ],
 )
 def test_small_talk_the_classifier_did_not_place_is_answered_in_kind(fake, text, opens):
-    """ "gm", "ok thx" heard as a fallback: told by their words (bot/actions/small_talk.yml),
+    """ "gm", "ok thx" heard as a fallback: told by their words (understanding/small_talk.yml),
     answered as a greeting, a thanks or a goodbye, not with "I didn't understand"."""
     _, dispatcher = run(conversation.ActionFallback(), tracker(text=text, intent="nlu_fallback"))
     assert reply(dispatcher) == replies.text(opens)

@@ -11,8 +11,9 @@ from rasa_sdk.events import EventType, Restarted
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.settings import settings
-from bot.actions import output, profile, replies, respond, small_talk
+from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
+from understanding import small_talk
 from understanding.understand import Want
 
 ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
@@ -24,7 +25,7 @@ class ActionFallback(AdvisorAction):
     The advisor service's decision on the message still counts (bot.actions.respond): workload
     details are sized (or what is missing asked for), a follow-up about the design on the
     table is answered from it, a question the knowledge base answers with confidence is
-    answered. Small talk it could not place ("gm", "ok thx": bot/actions/small_talk.yml)
+    answered. Small talk it could not place ("gm", "ok thx": understanding/small_talk.yml)
     gets the small-talk reply. Otherwise the reply lists, with examples, what the advisor can do.
     """
 

@@ -7,10 +7,10 @@ but not sent. Contact details stay in the slots for the rest of the conversation
 message is asked afresh for each handoff.
 
 Every question of the form carries a Cancel quick reply, and "cancel", "never mind",
-"stop" (CANCEL; a plain "no" to a contact question too) typed instead of an answer leave
-the form: the validation ends it with the answer dropped and `handoff_message` set to
-CANCELLED, so `action_handoff`, which the rules run when the form ends, records and sends
-nothing and says so. This is decided here rather than by an intent: Rasa runs an active
+"stop" (understanding.chat.cancels; a plain "no" to a contact question too) typed instead
+of an answer leave the form: the validation ends it with the answer dropped and
+`handoff_message` set to CANCELLED, so `action_handoff`, which the rules run when the
+form ends, records and sends nothing and says so. This is decided here rather than by an intent: Rasa runs an active
 form before any rule, and the NLU's `deny` ("no", "never mind") at the last question
 means "nothing to add" rather than "cancel".
 
@@ -41,7 +41,7 @@ from advisor.storage.store import StoreUnavailable
 from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
 from bot.actions.conversation import summary
-from understanding import understand
+from understanding import chat, understand
 
 #: the answer to "what would you like to discuss?" that means no message
 NO_MESSAGE = "(nothing to add)"
@@ -52,30 +52,10 @@ LONGEST_DETAIL = 200
 CANCELLED = "(handoff cancelled)"
 #: the quick reply under every question of the form; its payload is read as typed
 CANCEL_BUTTON = {"title": "Cancel", "payload": "cancel"}
-#: an answer that leaves the form ("cancel", "no, never mind", "stop asking", "forget it")
-CANCEL = re.compile(
-    r"(?:(?:no|oh|ok|okay|actually|sorry|um|hmm) )*(?:please )?"
-    r"(?:cancel|stop|never ?mind|forget (?:it|about it|that|this)|abort|quit|exit|"
-    r"(?:i )?(?:ve )?changed my mind|don ?t (?:bother|send (?:it|anything|that))|do not send(?: it| anything)?)"
-    r"(?: (?:it|that|this|the handoff|the request|asking|please|thanks|thank you|then|now))*"
-)
-#: a plain refusal, which leaves the form when a contact detail is asked (at the message
-#: question "no" means nothing to add)
-REFUSAL = frozenset(
-    {"no", "nope", "nah", "no thanks", "no thank you", "rather not", "i d rather not", "i would rather not"}
-)
 
 
 #: the details a question cannot stand for (at the last question, a question is the message)
 CONTACT_SLOTS = ("contact_name", "contact_email", "contact_company")
-#: an email address inside a sentence ("sure, it's jane@acme.example.")
-EMAIL_IN_TEXT = re.compile(r"[^@\s<>()\"',;]+@[^@\s<>()\"',;]+")
-
-
-def cancels(answer: str, asked: str | None) -> bool:
-    """True when answer, given to the form's question about asked, means leave the form."""
-    words = " ".join(re.sub(r"[^a-z0-9]+", " ", answer.lower()).split())  # "Don't!" -> "don t"
-    return bool(CANCEL.fullmatch(words)) or (asked != "handoff_message" and words in REFUSAL)
 
 
 class ValidateHandoffForm(FormValidationAction):
@@ -86,10 +66,10 @@ class ValidateHandoffForm(FormValidationAction):
         return "validate_handoff_form"
 
     async def run(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        """Leave the form on a cancel (CANCEL) given instead of an answer, else validate."""
+        """Leave the form on a cancel (understanding.chat.cancels) given instead of an answer, else validate."""
         asked = tracker.get_slot(REQUESTED_SLOT)
         answering = bool(asked) and tracker.active_loop.get("name") == self.form_name() and not _answered(tracker)
-        if answering and cancels(profile.latest_text(tracker), asked):
+        if answering and chat.cancels(profile.latest_text(tracker), asked):
             # the answer Rasa took for the slot is dropped; action_handoff says it was cancelled
             return [SlotSet(asked, None), SlotSet("handoff_message", CANCELLED), SlotSet(REQUESTED_SLOT, None)]
         events: list[EventType] = await super().run(dispatcher, tracker, domain)
@@ -115,8 +95,7 @@ class ValidateHandoffForm(FormValidationAction):
         text = str(value or "").strip()
         if asks_instead("contact_email", text):
             return {"contact_email": None, **answer_aside(dispatcher, tracker)}
-        found = EMAIL_IN_TEXT.search(text)  # "it's jane@acme.example"
-        candidate = found.group(0).rstrip(".") if found else text
+        candidate = chat.email_in(text)  # "it's jane@acme.example"
         if problem := handoff.email_problem(candidate):
             output.say(dispatcher, tracker, replies.text("handoff_bad_email", problem=problem))
             return {"contact_email": None}
@@ -144,7 +123,7 @@ class ValidateHandoffForm(FormValidationAction):
 def asks_instead(slot: str, text: str) -> bool:
     """The answer to the question about slot asks something instead of giving the detail
     (an email address given inside a question is still the answer)."""
-    if slot not in CONTACT_SLOTS or (slot == "contact_email" and EMAIL_IN_TEXT.search(text)):
+    if slot not in CONTACT_SLOTS or (slot == "contact_email" and chat.address_in(text)):
         return False
     return understand.asks_instead_of_answering(text)
 

@@ -8,7 +8,6 @@ there, not here. The id of the last recommendation shown is kept in the
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rasa_sdk import Tracker
@@ -19,7 +18,7 @@ from advisor import service
 from advisor.render import markdown
 from bot.actions import design, output, profile, replies, respond
 from bot.actions.base import AdvisorAction
-from understanding import extraction
+from understanding import chat, extraction
 from understanding.understand import Want
 
 shown_recommendation = design.shown_recommendation
@@ -88,14 +87,6 @@ class ActionExplain(AdvisorAction):
         return remember(tracker, rec)
 
 
-#: words that ask for the candidate fabrics side by side ("compare the options")
-ASKS_TO_COMPARE = re.compile(
-    r"\b(?:compar\w*|options?|alternatives?|vs\.?|versus|side\s+by\s+side|other\s+fabrics?|trade-?offs?)\b"
-    r"|\bwhich\s+(?:is|one)\s+(?:better|cheaper|faster)",
-    re.I,
-)
-
-
 def _one_fabric_to_try(decided: service.Turn, text: str) -> bool:
     """The message asks for the design on the table with one fabric it names (a what-if
     the dispatcher sizes), not for the candidates side by side."""
@@ -125,7 +116,7 @@ class ActionCompare(AdvisorAction):
             # "please show the RoCE option", "change the fabric to RoCE": the design with that
             # fabric, as the dispatcher decided, not the comparison Rasa's intent names
             return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
-        if decision.want == Want.question and not (extraction.fabrics_named(text) or ASKS_TO_COMPARE.search(text)):
+        if decision.want == Want.question and not (extraction.fabrics_named(text) or chat.asks_to_compare(text)):
             # "would tensor parallelism across nodes be advisable?": nothing to compare
             return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
         return self.compare(dispatcher, tracker)

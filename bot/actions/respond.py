@@ -21,7 +21,6 @@ decision needs.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Callable
 from threading import Lock
@@ -38,8 +37,8 @@ from advisor.models import AskKind, DialogueContext
 from advisor.render import markdown
 from bot.actions import design, output, profile
 from rules.models import ProfileDraft, Recommendation
+from understanding import chat, extraction, understand
 from understanding import context as dialogue
-from understanding import extraction, understand
 from understanding.understand import Want
 
 #: the slot that carries what the last answer was about (advisor.models.DialogueContext)
@@ -244,10 +243,6 @@ def size(
 _CORRECTIONS = frozenset({"what_if", "inform", "ask_recommendation", "deny", "out_of_scope", "nlu_fallback"})
 
 
-# "which one does our design use?": "one" picks a thing, it is no count
-_PICKS_ONE = re.compile(r"\b(?:which|that|this|the|each|every|any)\s+one\b", re.I)
-
-
 def refused_a_size(tracker: Tracker) -> bool:
     """The user's previous message gave a size that could not be used (out of range)."""
     texts = [e.get("text") or "" for e in tracker.events if e.get("event") == "user"]
@@ -270,7 +265,7 @@ def expected_count(tracker: Tracker) -> str | None:
         if draft.gpu_count is None and draft.node_count is None:
             return "gpu_count"  # asked for the workload, told "256, training": the size is still missing
     text = profile.latest_text(tracker)
-    if _PICKS_ONE.search(text) or (understand.design_topics(text) and not any(c.isdigit() for c in text)):
+    if chat.picks_one(text) or (understand.design_topics(text) and not any(c.isdigit() for c in text)):
         return None  # "how long does one gradient sync take?" asks about the design
     if refused_a_size(tracker):  # "3,000,000 GPUs" was refused: "sorry, 3000" corrects it
         return "gpu_count"
