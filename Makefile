@@ -43,7 +43,7 @@ coverage: venv
 # The everyday loop: the gates, then every test that needs neither Rasa, a browser, the
 # cluster parts nor much time (the markers are registered in pyproject.toml).
 # PYTEST_ARGS adds to either run: make check PYTEST_ARGS="-x -k api"
-FAST_TESTS := not rasa and not browser and not cluster and not slow
+FAST_TESTS := not rasa and not browser and not cluster and not slow and not e2e
 check: lint venv kb
 	$(PY) -m pytest -q -ra -m "$(FAST_TESTS)" $(PYTEST_ARGS)
 

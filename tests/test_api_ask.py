@@ -4,6 +4,10 @@ through the profile the client sends back."""
 from __future__ import annotations
 
 import httpx
+import pytest
+
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
 
 
 def ask(client: httpx.Client, question: str, profile: dict | None = None) -> dict:

@@ -8,6 +8,9 @@ import pytest
 
 from tests.servers import API_KEY
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 CALLS = [
     ("POST", "/v1/recommendations", {"workload": "training", "gpu_count": 16}),
     ("POST", "/v1/ask", {"question": "what is PFC?"}),

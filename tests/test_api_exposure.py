@@ -28,6 +28,9 @@ from core.settings import settings
 from rules.models import WorkloadProfile
 from tests.servers import API_KEY, REPO, VENV_BIN, Server, api_env, free_port, running, uvicorn_command
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 RATE_KEY = "rate-key-0123456789"
 
 

@@ -14,6 +14,9 @@ import pytest
 from tests.handoff_sinks import HttpSink, Mailbox, handoff_env, http_sink, slack_sink, smtp_server
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 JANE = {"name": "Jane Doe", "email": "jane@acme.example", "company": "Acme AI Lab", "message": "A quote, please"}
 
 

@@ -19,6 +19,9 @@ import pytest
 
 from tests.servers import REPO, VENV_BIN, Server, free_port, running
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 ROCE = {"workload": "training", "gpu_count": 512, "gpu_model": "H100", "prefer": "rocev2"}
 H100 = {"workload": "training", "node_count": 16, "gpu_model": "H100"}
 

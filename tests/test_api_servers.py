@@ -12,6 +12,9 @@ import pytest
 
 from tests.servers import REPO, VENV_BIN, api_env, free_port, running
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 # ----------------------------------------------------------------------------- tests
 
 

@@ -11,6 +11,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 DESIGN = "We will pretrain a 70B model on 128 H100s. What network do we need?"
 QUICK_REPLIES = ["Download BOM", "Printable report", "Compare", "Why"]
 

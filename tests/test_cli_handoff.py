@@ -10,6 +10,9 @@ import pytest
 from tests.handoff_sinks import http_sink
 from tests.test_cli import cli
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 JANE = ("--name", "Jane Doe", "--email", "jane@acme.example", "--company", "Acme AI Lab")
 
 

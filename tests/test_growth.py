@@ -75,6 +75,7 @@ def test_one_server_grows_into_its_first_fabric() -> None:
     assert (growth.tiers, growth.next_tier_gpus, growth.next_step) == (0, 16, None)
 
 
+@pytest.mark.slow  # a 300k-GPU design; make test runs it, make check leaves it out
 def test_the_300k_a100_cost_sensitive_design_says_how_it_grows() -> None:
     rec = recommend(300_000, "A100", cost_sensitive=True)
     assert rec.growth is not None and rec.growth.tiers == rec.topology.tiers

@@ -156,6 +156,7 @@ def test_a_cable_between_two_planes_fails_the_check():
 # ------------------------------------------------- core switches shared by groups of planes
 
 
+@pytest.mark.slow  # ten three-tier graphs wired and max-flowed; make test runs it, make check leaves it out
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(nodes=st.integers(min_value=257, max_value=900), manager=st.sampled_from([0, 1]))
 def test_three_tier_designs_with_core_groups_wire_cleanly_with_full_bisection(nodes, manager):

@@ -291,6 +291,7 @@ def big_blocks() -> tuple[PhysicalBuild, nx.MultiGraph]:
     return build, build.block_graph()
 
 
+@pytest.mark.slow  # a 100k-GPU graph; make test runs it, make check leaves it out
 def test_the_100k_gpu_fabric_is_checked_on_the_graph_of_its_blocks():
     build, blocks = big_blocks()
     assert build.layout.kind == "rail_optimized" and build.layout.tiers == 3 and build.tally.repeated

@@ -17,6 +17,9 @@ import pytest
 
 from ops.processes import PortTaken, ServerFailed, free_port, running, spawn, stop, wait_for
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 SERVER = [sys.executable, "-m", "http.server", "--bind", "127.0.0.1"]
 
 

@@ -108,7 +108,13 @@ def test_the_internal_sources_are_there_to_be_rewritten(designs: dict[str, Recom
     assert "Seed guide" in raw and "knowledge/sources/pricebook.yaml" in raw
 
 
-@pytest.mark.parametrize("renderer", RENDERERS)
+#: WeasyPrint lays out every design's report: 11 s, so only make test prints it
+SLOW_RENDERERS = {"report pdf"}
+
+
+@pytest.mark.parametrize(
+    "renderer", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_RENDERERS else name for name in RENDERERS]
+)
 def test_no_renderer_shows_a_customer_our_internal_names(designs: dict[str, Recommendation], renderer: str) -> None:
     for name, rec in designs.items():
         text = RENDERERS[renderer](rec)

@@ -61,7 +61,8 @@ def pdf_pages(pdf: bytes) -> list[tuple[float, float]]:
     [
         # the quote's sections (configuration, racks, support lines, alternatives side by side) add pages
         ({"workload": "training", "node_count": 16, "gpu_model": "H100", "budget_usd": 5_000_000}, 12),
-        ({"workload": "training", "gpu_count": 100_000, "gpu_model": "H100", "model_params_b": 1800}, 14),
+        # three tiers, the storage, in-band and out-of-band networks (issue 22) each with their BOM lines
+        ({"workload": "training", "gpu_count": 100_000, "gpu_model": "H100", "model_params_b": 1800}, 16),
         # RoCE: the configuration table's long sources (URLs) wrap inside the page
         ({"workload": "training", "gpu_count": 512, "gpu_model": "H100", "prefer": "rocev2"}, 16),
     ],

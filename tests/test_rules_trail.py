@@ -132,7 +132,13 @@ def _decisions_that_lost(rec: Recommendation) -> list[str]:
     return lost
 
 
-@pytest.mark.parametrize("gpu", GPUS)
+#: make check walks the grid for one training and one inference GPU; make test for every GPU
+QUICK_GPUS = {"H100", "L4"}
+
+
+@pytest.mark.parametrize(
+    "gpu", [gpu if gpu in QUICK_GPUS else pytest.param(gpu, marks=pytest.mark.slow) for gpu in GPUS]
+)
 def test_no_statement_in_the_trail_contradicts_the_design(gpu):
     problems = []
     for _, size, workload, preference in (g for g in GRID if g[0] == gpu):

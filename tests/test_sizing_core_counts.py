@@ -43,6 +43,7 @@ def wired_and_checked(rec: Recommendation, gpu: str) -> Counter[str]:
     return Counter(kind for _, kind in graph.nodes(data="kind"))
 
 
+@pytest.mark.slow  # a 24k-GPU graph; make test runs it, make check leaves it out
 def test_24576_h100_get_384_core_switches_as_every_superpod_row_has_gpus_over_64():
     rec = designed(24576, "H100")
     t = rec.topology

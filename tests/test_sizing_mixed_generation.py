@@ -60,7 +60,7 @@ def test_the_mixed_fabric_costs_less_than_quantum_x800_in_every_tier(h100_100k):
     assert compute.usd_low > mixed_switches
 
 
-@pytest.mark.parametrize("nodes", [620, 3000])
+@pytest.mark.parametrize("nodes", [620, pytest.param(3000, marks=pytest.mark.slow)])
 def test_a_mixed_fabric_wires_with_each_tier_at_its_own_radix(nodes):
     topology = size_rail_optimized(nodes, spine_radix=144)
     platform = platform_for("H100")

@@ -171,6 +171,7 @@ def test_dragonfly_plus_on_infiniband_states_its_bisection():
 MODELS = st.sampled_from(["H100", "B200", "B300", "A100", "GB200", None])
 
 
+@pytest.mark.slow  # 60 designs up to 20k GPUs; make test runs it, make check leaves it out
 @settings(max_examples=60, deadline=None)
 @given(MODELS, st.integers(2, 20_000))
 def test_more_gpus_never_need_fewer_switches_through_recommend(model, gpus):
@@ -178,6 +179,7 @@ def test_more_gpus_never_need_fewer_switches_through_recommend(model, gpus):
     assert design(gpu_model=model, gpu_count=gpus + 8).topology.total_switches >= smaller
 
 
+@pytest.mark.slow  # 60 designs up to 20k GPUs; make test runs it, make check leaves it out
 @settings(max_examples=60, deadline=None)
 @given(MODELS, st.integers(2, 20_000), st.sampled_from([None, "rocev2", "ethernet", "infiniband"]))
 def test_links_never_exceed_the_nic_and_no_tier_is_unneeded(model, gpus, prefer):

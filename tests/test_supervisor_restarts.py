@@ -20,6 +20,9 @@ from ops.processes import free_port
 from ops.supervisor import CrashLoop, RestartPolicy, Service, Supervisor
 from tests.servers import REPO, VENV_BIN
 
+#: our code in another process (make test runs these; make check leaves them out)
+pytestmark = pytest.mark.e2e
+
 QUICK = RestartPolicy(max_deaths=3, window_s=60.0, first_delay_s=0.2, max_delay_s=1.0)
 
 
