@@ -23,7 +23,7 @@ import functools
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from knowledge import sources
 
@@ -120,8 +120,19 @@ class Server(_Fact):
     #: system's reference architecture builds it; "separate": a fabric each.
     frontend: Literal["separate", "converged"] = "separate"
     frontend_source: str = ""
+    #: units of a DGX SuperPOD scalable unit, counted as the system is (servers, or racks
+    #: for a rack-scale system): "4 SUs of DGX H100" are 128 servers; 0 when no DGX
+    #: SuperPOD reference architecture is built of this system
+    superpod_su: int = 0
+    superpod_su_source: str = ""
     source: str
     note: str = ""
+
+    @model_validator(mode="after")
+    def _su_has_a_source(self) -> Server:
+        if self.superpod_su and not self.superpod_su_source.strip():
+            raise ValueError(f"{self.id}: superpod_su needs superpod_su_source (the reference architecture)")
+        return self
 
     @property
     def rack_scale(self) -> bool:

@@ -448,6 +448,25 @@ def test_terse_and_formal_forms_of_a_detail_are_read(text, field, value):
     assert profile(text)[field] == value
 
 
+@pytest.mark.parametrize(
+    ("text", "nodes", "gpus"),
+    [
+        ("4 scalable units of DGX H100 for training", 128, 1024),  # 32 per SU (H100 RA)
+        ("a 4-SU DGX H100 SuperPOD for training", 128, 1024),
+        ("2 SUs of DGX B200", 64, 512),  # 32 per SU (B200 RA)
+        ("we have 2 SUs of DGX A100", 40, 320),  # 20 per SU (A100 RA)
+        ("DGX GB200 x 2 scalable units", 288, 1152),  # 8 racks of 18 trays per SU (GB200 RA)
+    ],
+)
+def test_scalable_units_of_a_system_without_a_count_take_the_reference_architectures_su(text, nodes, gpus):
+    found = profile(text)
+    assert (found["node_count"], found["gpu_count"]) == (nodes, gpus)
+
+
+def test_pods_of_a_system_without_a_count_are_not_taken_for_scalable_units():
+    assert "gpu_count" not in profile("4 pods of DGX H100 for training")
+
+
 def test_rdma_queue_pairs_are_no_queries_per_second():
     assert "workload" not in profile("nccl env to spread a connection over more QPs for better ecmp")
 

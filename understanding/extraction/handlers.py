@@ -271,21 +271,24 @@ def _named_rack(doc: Doc) -> SystemShape | None:
     return next((shape for shape in shapes if shape is not None), None)
 
 
-@handler("systems", "rack_scale_only")
+@handler("systems", "rack_scale_only", "scalable_units")
 def read_systems(match: Match) -> Reading | None:
     """ "2 DGX H200": two nodes of the system's GPUs; "2 GB200 NVL72": two racks of 18 trays."""
     counts = match.role_tokens("systems")
     systems = match.role_tokens("system")
-    if not counts or not systems:
-        return None
-    units = _count(_value(match.doc, counts[0]), SIZE_LIMITS["node_count"])
     groups = match.role_tokens("groups")
+    if not systems or not (counts or (groups and match.rule.get("scalable_units"))):
+        return None
+    shape = _named_rack(match.doc) if _bare_rack(match.doc[systems[0]]) else None
+    shape = shape or system_shape(_value(match.doc, systems[0]))
+    if shape is None:
+        return None
+    # "4 SUs of DGX H100": the reference architecture's units per SU when the text gives none
+    units = _count(_value(match.doc, counts[0]), SIZE_LIMITS["node_count"]) if counts else shape.scalable_unit or None
     if groups and units is not None:  # "4 SuperPODs of 127 DGX H100"
         group_count = _count(_value(match.doc, groups[0]), SIZE_LIMITS["node_count"])
         units = units * group_count if group_count is not None else None
-    shape = _named_rack(match.doc) if _bare_rack(match.doc[systems[0]]) else None
-    shape = shape or system_shape(_value(match.doc, systems[0]))
-    if units is None or shape is None or units * shape.unit_gpus > MAX_GPUS:
+    if units is None or units * shape.unit_gpus > MAX_GPUS:
         return None
     if match.rule.get("rack_scale_only") and shape.nodes_per_unit == 1:
         return None
@@ -306,7 +309,7 @@ def read_systems(match: Match) -> Reading | None:
         match.end,
         values,
         sources,
-        _claims("quantity", [counts[0], systems[0], *groups]),
+        _claims("quantity", [*counts[:1], systems[0], *groups]),
     )
 
 

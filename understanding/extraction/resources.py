@@ -81,6 +81,7 @@ class FieldRule(BaseModel):
     alone: bool | None = None
     questions_too: bool | None = None
     rack_scale_only: bool | None = None
+    scalable_units: bool | None = None
 
     def options(self) -> set[str]:
         """The options this rule gives (beyond name, handler, patterns, fallback_for)."""

@@ -25,6 +25,8 @@ class SystemShape:
     gpus: int
     unit_gpus: int
     gpu_model: str
+    #: units (servers or racks) of a DGX SuperPOD scalable unit, 0 when none is published
+    scalable_unit: int = 0
 
     @property
     def nodes_per_unit(self) -> int:
@@ -50,7 +52,7 @@ def rack_of(gpu_model: str | None) -> SystemShape | None:
 def _shape(server: catalogue.Server) -> SystemShape:
     domain = server.nvlink_domain_gpus
     unit = domain if domain > server.gpus and domain % server.gpus == 0 else server.gpus
-    return SystemShape(server.gpus, unit, _canonical_gpu(server.gpu_model))
+    return SystemShape(server.gpus, unit, _canonical_gpu(server.gpu_model), server.superpod_su)
 
 
 def _canonical_gpu(name: str) -> str:
