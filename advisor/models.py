@@ -19,6 +19,7 @@ class AskKind(StrEnum):
     answer = "answer"
     clarification = "clarification"
     design_answer = "design_answer"
+    out_of_scope = "out_of_scope"  # a task that is not the advisor's: declined, with what it does
 
 
 class RelatedEntry(BaseModel):

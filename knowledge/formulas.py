@@ -76,12 +76,18 @@ def calculation(text: str) -> Entry | None:
     return allreduce_time(text) or fat_tree_capacity(text) or conversion(text)
 
 
+def buffer_gigabytes(text: str) -> float | None:
+    """The size a text names, in GB ("an all-reduce of 20 GB", "512 MB messages"), or None."""
+    size = _SIZE.search(text)
+    return float(size["number"]) * _SIZE_SCALE[size["unit"][0].lower()] if size else None
+
+
 def _gigabytes(text: str) -> float | None:
     """The buffer a question names, in GB: a size ("14 GB"), else a model's gradients
     ("7B params bf16": 2 bytes a parameter unless fp32 or fp8 is named)."""
-    size = _SIZE.search(text)
-    if size:
-        return float(size["number"]) * _SIZE_SCALE[size["unit"][0].lower()]
+    size = buffer_gigabytes(text)
+    if size is not None:
+        return size
     params = _PARAMS.search(text)
     if params:
         lowered = text.lower()

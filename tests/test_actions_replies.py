@@ -25,6 +25,7 @@ install_service_stubs()
 
 from advisor import service  # noqa: E402
 from advisor.models import Answer  # noqa: E402
+from advisor.render import markdown  # noqa: E402
 from bot.actions import conversation, knowledge, recommend, replies  # noqa: E402
 from rules.models import WorkloadProfile  # noqa: E402
 
@@ -306,6 +307,18 @@ def test_out_of_scope_without_details_says_so_politely(fake):
     assert "outside what I can help with" in reply(dispatcher)
 
 
+@pytest.mark.parametrize("intent", ["ask_question", "nlu_fallback", "greet"])
+def test_an_errand_is_declined_whichever_intent_rasa_gave_it(fake, intent):
+    actions = {
+        "ask_question": knowledge.ActionAnswerKnowledge(),
+        "nlu_fallback": conversation.ActionFallback(),
+        "greet": conversation.ActionGreet(),
+    }
+    events, dispatcher = run(actions[intent], tracker(text="can you order me a pizza to the office", intent=intent))
+    assert events == []
+    assert reply(dispatcher) == markdown.OUT_OF_SCOPE
+
+
 def test_a_brief_classified_out_of_scope_is_still_sized(fake):
     t = tracker(
         slots=TRAINING_128,
@@ -356,5 +369,8 @@ def test_small_talk_the_classifier_did_not_place_is_answered_in_kind(fake, text,
 
 
 def test_words_beside_small_talk_that_ask_something_are_no_small_talk(fake):
+    """ "thx" beside words that are nothing the advisor knows is no thanks: the reply says
+    what the advisor does instead."""
     _, dispatcher = run(conversation.ActionFallback(), tracker(text="thx qwzx blorp", intent="nlu_fallback"))
-    assert "didn't understand" in reply(dispatcher)
+    assert reply(dispatcher) != replies.text("you_are_welcome")
+    assert reply(dispatcher) == markdown.OUT_OF_SCOPE

@@ -7,6 +7,7 @@ import pytest
 
 from advisor import service
 from advisor.models import AskKind
+from advisor.render import markdown
 from understanding.understand import Want, asks_instead_of_answering, clauses, side_question
 
 
@@ -119,6 +120,11 @@ def test_clauses_split_sentences_and_trailing_questions():
         ("Which of those two switches does your design use?", "QM9700"),
         ("How many scale-out NICs does that imply, and at what speed?", "compute ports in all"),
         ("and power", "kW"),
+        ("what oversubscription is that?", "non-blocking (1:1)"),
+        ("is it non-blocking?", "Oversubscription:"),
+        ("do we need a separate storage network?", "2 x 400 Gb/s storage ports per server"),
+        ("how much bandwidth do we get for checkpoint traffic", "Storage network:"),
+        ("and an all-reduce of 20 GB?", "All-reduce of 20 GB:"),
     ],
 )
 def test_follow_ups_are_answered_from_the_design_on_the_table(design, question, expected):
@@ -393,3 +399,11 @@ def test_a_question_typed_where_a_detail_was_asked_asks_instead_of_answering(tex
 )
 def test_a_name_or_a_company_is_an_answer_even_when_it_opens_with_a_question_word(text: str) -> None:
     assert not asks_instead_of_answering(text)
+
+
+def test_an_all_reduce_of_a_named_size_scales_the_designs_own_time_to_that_buffer(design):
+    perf = design.recommendation.performance
+    result = service.ask("how long would an all-reduce of 14 GB take?", design.profile, design.recommendation.id)
+    expected = perf.allreduce_ms * 14 / (perf.message_bytes / 1e9)
+    assert result.kind == AskKind.design_answer
+    assert f"about {markdown.duration(expected)} on this fabric" in result.reply

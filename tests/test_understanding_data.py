@@ -21,7 +21,7 @@ def decision_file() -> dict[str, Any]:
     return data
 
 
-def with_rule(change: dict[str, Any], index: int = 1) -> dict[str, Any]:
+def with_rule(change: dict[str, Any], index: int = 2) -> dict[str, Any]:
     data = copy.deepcopy(decision_file())
     data["rules"][index].update(change)
     return data
@@ -36,14 +36,14 @@ def test_the_decision_file_loads_with_a_last_rule_that_always_holds() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"want": "maybe"}, "rules.1.want"),
+        ({"want": "maybe"}, "rules.2.want"),
         (
             {"when": "design_shown and wants_a_pony"},
             "rule what_if_on_design: condition names unknown fact 'wants_a_pony'",
         ),
         ({"when": "design_shown and ("}, "rule what_if_on_design: bad condition"),
         ({"name": "reported_figures"}, "rule reported_figures: the name is used twice"),
-        ({"colour": "red"}, "rules.1.colour"),
+        ({"colour": "red"}, "rules.2.colour"),
     ],
 )
 def test_a_bad_decision_rule_is_refused_naming_the_rule(change: dict[str, Any], message: str) -> None:

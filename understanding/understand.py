@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.models import Change
 from rules.models import ProfileDraft
+from understanding import dialogue, small_talk
 from understanding.extraction.cues import Cues
 from understanding.extraction.extractor import cues_of
 
@@ -60,6 +61,7 @@ class Want(StrEnum):
     question = "question"
     design = "design"
     other = "other"  # tells nothing the advisor reads: small talk, a bare term ("SHARP")
+    off_topic = "off_topic"  # not the advisor's to do: "order me a pizza", "what's the weather?"
 
 
 class Understanding(BaseModel):
@@ -320,6 +322,12 @@ FACTS = (
     "gives_details",
     "earlier_profile",
     "corrects",
+    "errand",
+    "in_domain",
+    "follows_answer",
+    "small_talk",
+    "knowledge_sure",
+    "says_enough",
 )
 
 
@@ -335,6 +343,8 @@ def message_facts(
     calculated: bool,
     corrects: bool = False,
     follows_design: bool = False,
+    follows_answer: bool = False,
+    knowledge_sure: bool = False,
 ) -> dict[str, bool]:
     """The facts of understanding/decisions.yaml for one message, each computed once."""
     new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
@@ -361,7 +371,20 @@ def message_facts(
         "gives_details": bool(found.model_dump(exclude_none=True)),
         "earlier_profile": given is not None,
         "corrects": corrects,
+        "errand": cues_of(question).has("errand"),
+        "in_domain": in_domain(question),
+        "follows_answer": follows_answer,
+        "small_talk": small_talk.reply_key(question) is not None,
+        "knowledge_sure": knowledge_sure,
+        "says_enough": dialogue.says_enough(question),
     }
+
+
+def in_domain(text: str) -> bool:
+    """It names something of GPU clusters and their networks: a word of the domain
+    (understanding/extraction/data/cues.yaml `domain`), or a technology or product
+    (understanding/dialogue.yaml's names and the knowledge base's product-shaped aliases)."""
+    return cues_of(text).has("domain") or bool(dialogue.names(text))
 
 
 #: decisions remembered per combination of facts (2**18 at most; few occur)
@@ -394,6 +417,8 @@ def understand(
     changes: list[Change] | None = None,
     changed: str = "",
     follows_design: bool = False,
+    follows_answer: bool = False,
+    knowledge_sure: bool = False,
 ) -> Understanding:
     """What `question` wants (see the module docstring), decided by the first rule of
     understanding/decisions.yaml that holds.
@@ -405,7 +430,10 @@ def understand(
     with its own numbers ("time to all-reduce 14 GB over 400G": its "7B" is no cluster),
     `changes` what a correction of earlier turns changed (understanding.corrections.revise) and
     `changed` the line that says so, `follows_design` whether the last answer was about
-    the design on the table (understanding.context).
+    the design on the table (understanding.context), `follows_answer` whether there is an
+    earlier answer a follow-up can lean on ("is the spec finished?"), `knowledge_sure`
+    whether the knowledge base's best entry matches it closely (a term the domain words
+    do not list: "what is ibdiagnet for").
     """
     topics = design_topics(question)
     facts = message_facts(
@@ -419,6 +447,8 @@ def understand(
         calculated=calculated,
         corrects=bool(changes),
         follows_design=follows_design,
+        follows_answer=follows_answer,
+        knowledge_sure=knowledge_sure,
     )
     rule = decide(facts)
     return Understanding(

@@ -15,6 +15,8 @@ from collections.abc import Callable
 import knowledge
 from advisor.answers import verbs
 from advisor.render import markdown
+from advisor.render.wording import customer_text
+from knowledge.formulas import ALLREDUCE_SOURCE, buffer_gigabytes
 from rules.models import Recommendation, Technology
 from rules.platform import platform_for
 from understanding.extraction import fabrics_named
@@ -168,6 +170,66 @@ def _scale_up_line(rec: Recommendation) -> str:
     )
 
 
+def _oversubscription_line(rec: Recommendation) -> str:
+    """ "What oversubscription is that?", "is it non-blocking?": the leaves' down:up ratio
+    of the design, and above its AI zones when it is built in zones."""
+    t = rec.topology
+    if t.tiers == 0:
+        return "- **Oversubscription:** none: one server, no switch fabric."
+    if t.oversubscription <= 1:
+        ratio = "none: the compute fabric is non-blocking (1:1), every leaf has as many uplinks as server ports"
+    else:
+        ratio = f"{t.oversubscription:g}:1 at the leaves (more server ports than uplinks)"
+    if t.zones:
+        above = (
+            f"{t.zone_oversubscription:g}:1 between them"
+            if t.zone_oversubscription > 1
+            else "non-blocking between them"
+        )
+        ratio += f"; built in {t.zones} AI zones, non-blocking inside each, {above}"
+    return f"- **Oversubscription:** {ratio}."
+
+
+def _allreduce_of_size_line(rec: Recommendation, question: str) -> str:
+    """ "How long does an all-reduce of 20 GB take?" on the design: its own all-reduce time
+    scaled to the buffer asked (the time is the bandwidth term, linear in the buffer:
+    size x 2(n-1)/n / bus bandwidth, nccl-tests PERFORMANCE.md); "" when no size is named."""
+    asked_gb = buffer_gigabytes(question)
+    perf = rec.performance
+    if asked_gb is None or not asked_gb or perf.allreduce_ms is None or not perf.message_bytes:
+        return ""
+    design_gb = perf.message_bytes / 1e9
+    millis = perf.allreduce_ms * asked_gb / design_gb
+    return (
+        f"- **All-reduce of {asked_gb:g} GB:** about {markdown.duration(millis)} on this fabric: the design's "
+        f"{markdown.duration(perf.allreduce_ms)} for {design_gb:g} GB scaled to the buffer, since the "
+        f"bandwidth term grows linearly with it _(Source: {ALLREDUCE_SOURCE})_"
+    )
+
+
+def _storage_lines(rec: Recommendation) -> list[str]:
+    """ "Do we need a separate storage network?", "how many storage ports?": the design's
+    storage ports and fabric, which keep datasets and checkpoints off the compute fabric."""
+    ports = [p for p in rec.ports_per_server if str(p.role) == "storage" and p.count]
+    if not ports:
+        return ["- **Storage:** the design has no storage ports of its own; storage traffic shares the front end."]
+    port = ports[0]
+    servers = rec.profile.node_count
+    part = rec.cost.fabric("storage")
+    # no in-band fabric of its own: storage and in-band management share one Ethernet
+    # fabric, as the platform's reference architecture builds it (GB200 NVL72)
+    shared = (
+        " (shared with in-band management, one converged Ethernet fabric)" if rec.cost.fabric("in_band") is None else ""
+    )
+    lines = [
+        f"- **Storage network:** yes, a separate one{shared}: {port.count} x {port.gbps} Gb/s storage ports per "
+        f"server ({port.count * servers:,} in all over {servers:,} servers). {customer_text(port.note)}"
+    ]
+    if part is not None:
+        lines.append(f"- **Storage fabric cost:** {markdown.cost_range(part.usd_low, part.usd_high)}.")
+    return lines
+
+
 #: switch tiers a question can ask about by name ("how many spine switches?")
 _TIERS = re.compile(r"\b(spine|core|super[- ]?spine)s?\b", re.I)
 
@@ -210,6 +272,10 @@ def design_answer(
             lines.append(_scale_up_line(rec))
         elif topic == "budget_share":
             lines.append(_budget_line(rec, budget_usd))
+        elif topic == "oversubscription":
+            lines.append(_oversubscription_line(rec))
+        elif topic == "storage":
+            lines += _storage_lines(rec)
         elif topic == "settings":
             lines += _settings_lines(rec, question, alternative)
         elif topic == "management":
@@ -229,6 +295,8 @@ def design_answer(
             lines += verbs.design_lines(rec, topic)
         elif topic == "why_not":
             lines += _why_not_lines(rec, question)
+        elif topic == "allreduce" and _allreduce_of_size_line(rec, question):
+            lines.append(_allreduce_of_size_line(rec, question))
         elif topic in markdown.DESIGN_LINES:
             lines.append(markdown.design_line(rec, topic))
             if topic == "switches":

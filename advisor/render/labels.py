@@ -42,6 +42,7 @@ class Name(_Strict):
 
 class Labels(_Strict):
     questions: dict[str, Question]
+    out_of_scope: str = Field(min_length=1)
     fields: dict[str, str]
     topologies: dict[str, Name]
     port_roles: dict[str, Name]

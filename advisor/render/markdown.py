@@ -36,6 +36,8 @@ from rules.platform import platform_for
 QUESTIONS = {field: question.text for field, question in labels().questions.items()}
 TOPOLOGY_NAMES = {kind: name.name for kind, name in labels().topologies.items()}
 PORT_ROLES = {role: name.name for role, name in labels().port_roles.items()}
+#: the reply to a task that is not the advisor's, on every channel
+OUT_OF_SCOPE = labels().out_of_scope.strip()
 
 
 def cost_range(low: float, high: float) -> str:

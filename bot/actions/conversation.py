@@ -10,6 +10,7 @@ from rasa_sdk import Tracker
 from rasa_sdk.events import EventType, Restarted
 from rasa_sdk.executor import CollectingDispatcher
 
+from advisor.render import markdown
 from advisor.settings import settings
 from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
@@ -65,7 +66,7 @@ class SmallTalk(AdvisorAction):
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         decided = respond.turn(tracker)
         want = decided.decision.want
-        if (want == Want.design and decided.shown is not None) or want in (Want.sizing, Want.question):
+        if (want == Want.design and decided.shown is not None) or want in (Want.sizing, Want.question, Want.off_topic):
             return respond.respond(
                 dispatcher, tracker, lambda: self.reply(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
             )
@@ -131,7 +132,7 @@ class ActionOutOfScope(ActionFallback):
         return "action_out_of_scope"
 
     def otherwise(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
-        output.say(dispatcher, tracker, replies.text("out_of_scope"))
+        output.say(dispatcher, tracker, markdown.OUT_OF_SCOPE)
         return []
 
 

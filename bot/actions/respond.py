@@ -179,6 +179,9 @@ def respond(
     already shown (a what-if that changes nothing)."""
     decided = turn(tracker)
     want = decided.decision.want
+    if decided.kind == AskKind.out_of_scope:  # "order me a pizza", whichever intent Rasa gave it
+        output.say(dispatcher, tracker, markdown.OUT_OF_SCOPE)
+        return []
     if decided.kind == AskKind.design_answer:  # a question about the design, or a link speed refused
         output.say(dispatcher, tracker, decided.design_answer)
         return [SlotSet(CONTEXT_SLOT, decided.context.model_dump())]

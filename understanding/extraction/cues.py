@@ -33,8 +33,18 @@ from understanding.extraction.schemas import MACRO_NAME, DataFileError
 #: doc.user_data key of the cues found: a tuple of `Cue`
 CUES = "fabric_advisor_cues"
 #: the groups understanding.understand reads besides the design topics
-Group = Literal["sizing", "knowledge", "deictic", "reported", "side", "change", "about"]
-GROUPS: tuple[Group, ...] = ("sizing", "knowledge", "deictic", "reported", "side", "change", "about")
+Group = Literal["sizing", "knowledge", "deictic", "reported", "side", "change", "about", "errand", "domain"]
+GROUPS: tuple[Group, ...] = (
+    "sizing",
+    "knowledge",
+    "deictic",
+    "reported",
+    "side",
+    "change",
+    "about",
+    "errand",
+    "domain",
+)
 #: a design topic's cues are kept under "design:<topic>"
 DESIGN = "design:"
 #: most alternatives a plain-word pattern may expand to before it goes to the Matcher instead

@@ -1,0 +1,74 @@
+"""What is not the advisor's to do is declined, not answered with whatever entry its common
+words match ("book me a table" found the RoCE GID table, "order me a pizza" out-of-order
+packet placement): an errand (understanding/extraction/data/cues.yaml `errand`), or a
+message naming nothing of GPU clusters with nothing earlier to lean on (`domain`). The
+same decision on /v1/ask, the CLI and the chat (advisor.service.decide)."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor import service
+from advisor.models import AskKind
+from advisor.render import markdown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can you book me a table at a restaurant tonight",
+        "write me a haiku about switches",  # domain words do not make a poem advice
+        "what's the bitcoin price today",
+        "order me a pizza",
+        "whats the weather in paris",
+        "Could you draft a press release for our product launch?",
+        "translate this into German: good morning",
+        "tell me a joke",
+        "who won the football game last night",
+        "how tall is mount everest",
+    ],
+)
+def test_errands_and_questions_outside_the_domain_are_declined(text: str) -> None:
+    result = service.ask(text)
+    assert result.kind == AskKind.out_of_scope
+    assert result.reply == markdown.OUT_OF_SCOPE and result.answer is None and result.recommendation is None
+    assert result.decided_by in {"errand", "out_of_domain"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what does non-blocking mean in a fat tree",
+        "what does rail optimized mean",
+        "tomahawk 5 capacity?",  # a switch chip: the knowledge base knows it closely
+        "what is ibdiagnet for",
+        "Why is decode memory-bandwidth bound while prefill is compute bound?",
+        "how does pfc work",
+        "sr4 vs dr4",
+    ],
+)
+def test_questions_of_the_domain_are_answered_even_without_its_common_words(text: str) -> None:
+    assert service.ask(text).kind == AskKind.answer
+
+
+def test_a_short_follow_up_with_no_word_of_the_domain_leans_on_the_last_answer() -> None:
+    first = service.ask("what is ultra ethernet")
+    follow = service.ask("is the spec actually finished?", context=first.context)
+    assert follow.kind == AskKind.answer and "ultra ethernet" in follow.reply.lower()
+    assert service.ask("any news?", context=first.context).kind != AskKind.out_of_scope
+
+
+def test_an_errand_after_a_design_is_declined_and_the_design_stays_on_the_table() -> None:
+    design = service.ask("256 h100 for training")
+    declined = service.ask("tell me a joke", profile=design.profile, context=design.context)
+    assert declined.kind == AskKind.out_of_scope
+    price = service.ask("price?", profile=declined.profile, context=declined.context)
+    assert price.kind == AskKind.design_answer and "256 H100" in price.reply
+
+
+def test_small_talk_is_not_declined() -> None:
+    assert service.ask("hello").kind != AskKind.out_of_scope
+
+
+def test_a_brief_with_details_is_sized_whatever_else_it_says() -> None:
+    assert service.ask("order 64 H100 for inference, what network?").kind == AskKind.recommendation
