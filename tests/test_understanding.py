@@ -407,3 +407,33 @@ def test_an_all_reduce_of_a_named_size_scales_the_designs_own_time_to_that_buffe
     expected = perf.allreduce_ms * 14 / (perf.message_bytes / 1e9)
     assert result.kind == AskKind.design_answer
     assert f"about {markdown.duration(expected)} on this fabric" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("question", "fabric"),
+    [
+        ("what if ethernet", "Ethernet"),
+        ("and on RoCE?", "RoCEv2"),
+        ("does that change with ethernet?", "Ethernet"),
+        ("would it be different on RoCE?", "RoCEv2"),
+    ],
+)
+def test_an_elliptical_what_if_on_another_fabric_resizes_the_design(design, question, fabric):
+    result = service.ask(question, design.profile, context=design.context)
+    assert result.kind == AskKind.recommendation
+    assert fabric in result.recommendation.fabric.name and fabric not in design.recommendation.fabric.name
+
+
+def test_a_question_about_a_setting_on_another_fabric_resizes_nothing(design):
+    assert service.ask("does PFC differ on ethernet?", design.profile, context=design.context).kind == AskKind.answer
+
+
+def test_a_tier_named_alone_after_a_design_is_answered_from_it(design):
+    result = service.ask("and the spine?", design.profile, context=design.context)
+    assert result.kind == AskKind.design_answer and "Switches:" in result.reply
+
+
+def test_an_elliptical_link_speed_is_a_what_if_on_the_design():
+    b300 = service.ask("512 B300 for training")
+    slower = service.ask("and at 400G?", b300.profile, context=b300.context)
+    assert slower.kind == AskKind.recommendation and slower.recommendation.fabric.link_gbps == 400
