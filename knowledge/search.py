@@ -116,6 +116,7 @@ MIN_MEANING = 0.25
 #: on the six question sets (610 questions; docs/embeddings.md): 576 right at 0, 586 at
 #: 0.4 to 0.6, gaining on every blind set, for ~12 ms a query and ~200 MB a process.
 EMBEDDING_SHARE = 0.4
+_LETTER = re.compile(r"[^\W\d_]")
 _ROWS_SQL = f"select {', '.join(_ENTRY_COLUMNS)} from entries where id in (select value from json_each(:ids))"
 
 
@@ -132,7 +133,9 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     """
     limit = max(0, min(int(limit), MAX_LIMIT))
     query = fts_query(text)
-    if not query or not limit:
+    # no letter at all ("1.1.1...", "2048 / 64"): numbers alone name no entry, and the
+    # meaning model would be run on the whole string for nothing (issue 23's hostile input)
+    if not query or not limit or not _LETTER.search(str(text)):
         return []
     db = store.connection(db_path)
     try:

@@ -152,6 +152,12 @@ def test_stopword_only_questions_return_nothing(db):
     assert knowledge.search("what is it?", db_path=db) == []
 
 
+@pytest.mark.parametrize("text", ["1.1.1.1.1.1", "2048 / 64", ("1." * 1000)])
+def test_questions_without_a_letter_return_nothing(db, text):
+    """Numbers alone name no entry, and the meaning model is not run over them."""
+    assert knowledge.search(text, db_path=db) == []
+
+
 def test_query_quotes_every_term():
     assert fts_query("What is priority flow control?") == (
         '"priority" OR "flow" OR "control" OR "priority flow" OR "flow control"'
