@@ -268,3 +268,14 @@ def test_an_entry_titled_by_the_questions_words_counts_more_than_one_titled_othe
 )
 def test_questions_of_the_kinds_that_missed_lead_with_the_entry_that_states_the_answer(db, question, expected):
     assert expected in top_ids(db, question, n=2)
+
+
+def test_an_entry_that_names_what_the_question_names_leads_a_close_call():
+    """ "What MTU ... for a RoCEv2 AI fabric?": an entry on non-NVIDIA RoCE switches scored a
+    little higher than the MTU entry; the one naming the rarer thing asked (MTU) leads."""
+    from advisor import service
+
+    assert (
+        service._top_hits("What MTU should we configure on the switches and hosts for a RoCEv2 AI fabric?")[0].id
+        == "glossary-mtu"
+    )
