@@ -84,8 +84,10 @@ def design_topics(question: str) -> list[str]:
 
 
 def is_question(text: str) -> bool:
-    """It asks something (a question word or a question mark), rather than tells."""
-    return _asks(cues_of(text), 0, len(text))
+    """It asks something (a question word or a question mark), rather than tells; in any
+    of its clauses ("nccl grabs the wrong interface, which env var")."""
+    cues = cues_of(text)
+    return _asks(cues, 0, len(text)) or any(_asks(cues, start, end) for start, end in _clause_spans(cues.text))
 
 
 def _asks(cues: Cues, start: int, end: int) -> bool:
