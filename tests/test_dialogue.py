@@ -84,17 +84,19 @@ def test_an_answer_naming_what_was_asked_is_given_as_the_answer() -> None:
 
 
 @pytest.mark.parametrize(
-    ("last", "follow_up", "expected", "left_out"),
+    ("last", "topic", "follow_up", "expected", "left_out"),
     [
         # it says what it asks: only the last subject's names are added, not its other words
         (
             "and busbw vs algbw? (benchmark allreduce nodes Tree all-reduce NCCL's double binary tree)",
+            "Tree all-reduce and NCCL's double binary tree",
             "which env var shows what transport it picked",
             "(nccl)",
             "binary",
         ),
         (
             "what does the sm do? (infiniband subnet manager)",
+            "Subnet manager (InfiniBand)",
             "which software runs it on large fabrics",
             "(sm infiniband)",
             "subnet",
@@ -102,10 +104,42 @@ def test_an_answer_naming_what_was_asked_is_given_as_the_answer() -> None:
     ],
 )
 def test_a_follow_up_that_says_what_it_asks_leans_on_the_last_subject_only(
-    last: str, follow_up: str, expected: str, left_out: str
+    last: str, topic: str, follow_up: str, expected: str, left_out: str
 ) -> None:
     """The last question's words outweighed the follow-up's own in the search ("which env
-    var ..." found the tree all-reduce entry again); its subject (names) is all it needs."""
-    context = DialogueContext(question=last, topic="Tree all-reduce and NCCL's double binary tree")
+    var ..." found the tree all-reduce entry again); its subject (names, the question's and
+    the answer's title's) is all it needs."""
+    context = DialogueContext(question=last, topic=topic)
     looked_up = dialogue_context.resolve(follow_up, context)
     assert looked_up.endswith(expected) and left_out not in looked_up.lower()
+
+
+def test_a_follow_up_with_its_own_subject_and_question_leans_on_the_last_subject_only() -> None:
+    """ "and for the ib devices?" after an NCCL answer: NCCL is the setting it is asked in."""
+    context = DialogueContext(question="nccl grabs the wrong interface for bootstrap, which env var", topic="")
+    assert dialogue_context.resolve("and for the ib devices?", context) == "and for the ib devices? (nccl)"
+
+
+def test_the_context_keeps_only_the_names_a_follow_up_was_given_so_words_do_not_pile_up() -> None:
+    first = service.ask("What is Priority Flow Control, and why does RoCE rely on it?")
+    second = service.ask("Does InfiniBand need it as well?", context=first.context)
+    assert second.context.question.startswith("Does InfiniBand need it as well?")
+    assert "rely" not in second.context.question and "control" not in second.context.question.lower()
+
+
+def test_a_bare_question_that_names_nothing_leans_on_the_last_answer() -> None:
+    first = service.ask("what did xai build colossus on")
+    second = service.ask("how many gpus", context=first.context)
+    assert "100,000" in second.reply
+
+
+def test_a_company_named_alone_swaps_for_the_last_one() -> None:
+    first = service.ask("what did xai build colossus on")
+    second = service.ask("and alibaba?", context=first.context)
+    assert second.answer is not None and "alibaba" in second.answer.topic.lower()
+
+
+def test_an_own_subject_leads_over_the_names_the_last_answer_lent_it() -> None:
+    first = service.ask("What is Priority Flow Control, and why does RoCE rely on it?")
+    second = service.ask("And what does DCQCN add on top?", context=first.context)
+    assert second.answer is not None and "DCQCN" in second.answer.topic

@@ -89,13 +89,24 @@ def after_answer(looked_up: str, hit: Answer | None, entry_id: str, last: Dialog
     """The context a knowledge answer hands back: the question as understood, the entry,
     the fabric it was about (the question's, else the last one's), the design still on the table."""
     return DialogueContext(
-        question=looked_up,
+        question=_compact(looked_up),
         topic=hit.topic if hit else "",
         entry_id=entry_id if hit else "",
         fabric=fabric_of(looked_up) or (last.fabric if last else ""),
         recommendation_id=last.recommendation_id if last else "",
         about="knowledge" if hit else "",
     )
+
+
+def _compact(looked_up: str) -> str:
+    """The question as understood, with only the names of what it left out kept ("does
+    InfiniBand need it? (pfc)", not every word of the question before): the next follow-up
+    leans on the subject, and words carried from turn to turn would pile up."""
+    head, bracket, added = looked_up.partition(" (")
+    if not bracket or not looked_up.endswith(")"):
+        return looked_up
+    names = [name for name in dialogue.names(added[:-1]) if name not in head.lower()]
+    return f"{head} ({' '.join(names)})" if names else head
 
 
 def after_design(question: str, rec: Recommendation | None, topic: str = "") -> DialogueContext:

@@ -52,9 +52,12 @@ class _Vocabulary(BaseModel):
 
     max_words: int = Field(ge=1)
     says_enough: int = Field(ge=1)
+    bare_words: int = Field(ge=0)
     openers: list[str]
     anaphors: list[str]
     names: list[str]
+    generic: list[str]
+    weak: list[str]
 
 
 @cache
@@ -88,7 +91,7 @@ def _names() -> list[str]:
         for word in str(alias).split()
         if _NAME_SHAPE.match(word)
     }
-    return sorted(set(_vocabulary().names) | {word.lower() for word in found})
+    return sorted((set(_vocabulary().names) | {word.lower() for word in found}) - set(_vocabulary().generic))
 
 
 def _spans(kind: str, doc: Doc) -> list[tuple[int, int]]:
@@ -98,13 +101,17 @@ def _spans(kind: str, doc: Doc) -> list[tuple[int, int]]:
 
 
 def is_elliptical(question: str) -> bool:
-    """It opens with a continuation or points back at what was said, and is short."""
+    """It opens with a continuation or points back at what was said, and is short; or it
+    is so short that it names nothing of its own ("how many gpus?", "which one?")."""
     doc = _tokenizer().make_doc(question.strip())
     words = [token for token in doc if not token.is_punct]
     if not words or len(words) > _vocabulary().max_words:
         return False
     opens = any(start == 0 for start, _ in _spans("openers", doc))
-    return opens or bool(_spans("anaphors", doc))
+    if opens or bool(_spans("anaphors", doc)):
+        return True
+    names, rest = _split(question)
+    return not names and len(rest) <= _vocabulary().bare_words
 
 
 def _split(text: str) -> tuple[list[str], list[str]]:
@@ -149,12 +156,19 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     question itself when it stands alone or there is nothing to lean on."""
     if context is None or not context.question or not is_elliptical(question):
         return question
-    names, _ = _split(question)
+    names, rest = _split(question)
     last_names, last_rest = _split(context.question)
+    # the subject is also what the answer was titled by ("PFC (Priority Flow Control)")
+    last_names = list(dict.fromkeys([*last_names, *_split(context.topic)[0]]))
     if (says_enough(question) or points_back(question)) and not names and last_names:
         # "which env var shows what transport it picked?", "which connector does that use?":
         # it says what it asks, or points back with "it" / "that", and leans on the last
         # subject only (NCCL, the SR4 optic); the last question's other words would outweigh its own
+        added = last_names
+    elif names and [word for word in rest if word not in _vocabulary().weak]:
+        # "and for the ib devices?" after an NCCL answer: its own subject and what it asks
+        # of it; the last subject is the setting it is asked in, the last question's other
+        # words would outweigh its own
         added = last_names
     else:
         added = last_rest if names else [*last_names, *last_rest]

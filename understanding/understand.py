@@ -85,9 +85,12 @@ def design_topics(question: str) -> list[str]:
 
 def is_question(text: str) -> bool:
     """It asks something (a question word or a question mark), rather than tells; in any
-    of its clauses ("nccl grabs the wrong interface, which env var")."""
+    of its clauses when it gives no count ("nccl grabs the wrong interface, which env var";
+    "256 h200 on rocev2, what pfc settings too" is a request with a question beside it)."""
     cues = cues_of(text)
-    return _asks(cues, 0, len(text)) or any(_asks(cues, start, end) for start, end in _clause_spans(cues.text))
+    if _asks(cues, 0, len(text)):
+        return True
+    return not _gives_a_count(text) and any(_asks(cues, start, end) for start, end in _clause_spans(cues.text))
 
 
 def _asks(cues: Cues, start: int, end: int) -> bool:
