@@ -23,7 +23,19 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 #: and `blind7` (set A of the conversation issue: 130 questions, 45 requests, 32
 #: conversations with corrections and elliptical follow-ups, written blind, scored first in
 #: stop 27; docs/evaluation.md)
-COLLECTIONS = ("blind", "dev", "heldout", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind11")
+COLLECTIONS = (
+    "blind",
+    "dev",
+    "heldout",
+    "blind3",
+    "blind4",
+    "blind5",
+    "blind6",
+    "blind7",
+    "blind8",
+    "blind9",
+    "blind11",
+)
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
 

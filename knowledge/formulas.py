@@ -18,6 +18,7 @@ its own (like knowledge.units for bits and bytes).
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from knowledge.search import CALCULATION, Entry
 from knowledge.units import conversion, quantities
@@ -73,7 +74,157 @@ _WORD_NUMBER = {"two": 2, "three": 3}
 def calculation(text: str) -> Entry | None:
     """The sum a question asks for, done with its numbers, or None when it asks none."""
     text = str(text or "")
-    return allreduce_time(text) or fat_tree_capacity(text) or conversion(text)
+    return (
+        allreduce_time(text)
+        or allreduce_traffic(text)
+        or oversubscription_ratio(text)
+        or bus_bandwidth(text)
+        or model_memory(text)
+        or fat_tree_capacity(text)
+        or conversion(text)
+    )
+
+
+_RING = re.compile(r"\bring\b", re.I)
+
+
+def allreduce_traffic(text: str) -> Entry | None:
+    """What each GPU sends in a ring all-reduce on n ranks, as a share of the buffer:
+    2(n-1)/n (no buffer size or bandwidth named, which `allreduce_time` needs)."""
+    if not (_ALLREDUCE.search(text) or _RING.search(text)) or _gigabytes(text) is not None:
+        return None
+    ranks = _RANKS.search(text)
+    n = int(ranks["number"]) if ranks else 0
+    if n < 2:
+        return None
+    factor = 2 * (n - 1) / n
+    ratio = Fraction(2 * (n - 1), n)
+    body = (
+        f"2(n-1)/n = {ratio.numerator}/{ratio.denominator} = {factor:.4g} times the buffer with n = {n}: in a ring "
+        f"all-reduce (a reduce-scatter, then an all-gather) each GPU sends (and receives) (n-1)/n of the buffer in "
+        f"each half, so {factor:.4g} x the buffer in all; the share tends to 2 as n grows, which is why busbw, not "
+        "algbw, is comparable across rank counts."
+    )
+    title = "Ring all-reduce traffic per GPU for n ranks"
+    return Entry.computed("calculation-ring-traffic", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
+
+
+MEMORY_SOURCE = (
+    'NVIDIA Technical Blog, "Mastering LLM Techniques: Inference Optimization" (2023): a model\'s weights take '
+    "its parameters x the bytes of each (2 in FP16/BF16, 1 in FP8/INT8, 4 in FP32), before the KV cache"
+)
+_PRECISION = re.compile(r"\b(?P<p>bf16|fp16|float16|bfloat16|fp8|int8|fp32|float32|tf32|int4|fp4|nvfp4)\b", re.I)
+_PRECISION_BYTES = {"bf16": 2, "fp16": 2, "float16": 2, "bfloat16": 2, "fp8": 1, "int8": 1, "fp32": 4}
+_PRECISION_BYTES |= {"float32": 4, "tf32": 4, "int4": 0.5, "fp4": 0.5, "nvfp4": 0.5}
+_MODEL_SIZE = re.compile(r"(?<![\d.])(?P<n>\d{1,4}(?:\.\d+)?)\s*(?P<u>[bt])\b", re.I)
+# "8 x H100 80 GB", "8x 141GB": GPUs and the memory of each
+_GPU_MEMORY = re.compile(r"(?<![\d.])(?P<g>\d{1,3})\s*x\s*(?:[a-z0-9-]{1,20}\s+){0,2}?(?P<m>\d{2,3})\s*gb\b", re.I)
+
+
+def model_memory(text: str) -> Entry | None:
+    """A model's weights at a precision ("405B in BF16": 810 GB), and whether they fit the
+    GPUs the question names (their count x memory)."""
+    precision, size = _PRECISION.search(text), _MODEL_SIZE.search(text)
+    if not precision or not size:
+        return None
+    params_b = float(size["n"]) * (1000 if size["u"].lower() == "t" else 1)
+    width = _PRECISION_BYTES[precision["p"].lower()]
+    weights_gb = params_b * width
+    name = precision["p"].upper()
+    lead = f"About {weights_gb:,.0f} GB of weights: {params_b:g}B parameters x {width:g} bytes ({name})"
+    gpus = _GPU_MEMORY.search(text)
+    if gpus:
+        capacity = int(gpus["g"]) * int(gpus["m"])
+        fits = "it fits, with" if weights_gb < capacity else "it does not fit:"
+        spare = capacity - weights_gb
+        room = (
+            f" {spare:,.0f} GB left for the KV cache and activations" if spare > 0 else " the weights alone exceed it"
+        )
+        lead += f". {gpus['g']} x {gpus['m']} GB = {capacity:,} GB: {fits}{room}"
+    body = (
+        f"{lead}. Serving also needs memory for the KV cache and activations; training with Adam needs about 16 "
+        "bytes per parameter (weights, gradients, optimizer state), so it is split over many GPUs."
+    )
+    title = "Model memory from parameters and precision"
+    return Entry.computed("calculation-model-memory", title, body, MEMORY_SOURCE, subject=CALCULATION)
+
+
+OVERSUBSCRIPTION_SOURCE = (
+    "Al-Fares, Loukissas, Vahdat, 'A Scalable, Commodity Data Center Network Architecture', SIGCOMM 2008 "
+    "(oversubscription: the ratio of the bandwidth hosts can send to the bandwidth up the tree; 1:1 is "
+    "full bisection); NVIDIA DGX SuperPOD Reference Architecture (a non-blocking compute fabric)"
+)
+# "48 down 16 up", "40 to servers, 24 up to the spine", "48 downlinks and 16 uplinks": a
+# number, a few words at most, then which way its ports face
+_PORTS_DOWN = re.compile(
+    r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:(?!(?:down|up)\b)[a-z]{1,20}\s+){0,2}?"
+    r"(?:down(?:links?|stream)?\b|(?:ports?\s+)?(?:to|for|toward|towards)\s+(?:the\s+)?(?:servers?|hosts?|gpus?|nodes?|nics?)\b)",
+    re.I,
+)
+_PORTS_UP = re.compile(
+    r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:(?!(?:down|up)\b)[a-z]{1,20}\s+){0,2}?"
+    r"(?:up(?:links?|stream)?\b|(?:ports?\s+)?(?:to|toward|towards)\s+(?:the\s+)?(?:spines?|core|aggregation)\b)",
+    re.I,
+)
+
+
+def oversubscription_ratio(text: str) -> Entry | None:
+    """A leaf's oversubscription from how its ports are split: ports down to hosts over
+    ports up (at the same speed): "48 down 16 up" is 3:1."""
+    down, up = _PORTS_DOWN.search(text), _PORTS_UP.search(text)
+    if not down or not up or down.start() == up.start():
+        return None
+    hosts, uplinks = int(down["n"]), int(up["n"])
+    if not hosts or not uplinks:
+        return None
+    ratio = Fraction(hosts, uplinks)
+    exact = f"{ratio.numerator}:{ratio.denominator}"
+    shown = f"{float(ratio):.3g}:1" if ratio.denominator != 1 else exact
+    also = f" ({exact})" if ratio.denominator != 1 else ""
+    verdict = (
+        "non-blocking (full bisection bandwidth)"
+        if ratio == 1
+        else "more uplink than host bandwidth (undersubscribed)"
+        if ratio < 1
+        else f"oversubscribed: when every host sends at once, each gets about {float(1 / ratio):.0%} of its line rate up the tree"
+    )
+    body = (
+        f"{shown}{also}: {hosts} ports down to hosts over {uplinks} up to the spines (same port speed), so the leaf "
+        f"is {verdict}. GPU training back-ends are built 1:1 (NVIDIA's DGX SuperPOD compute fabric is "
+        "non-blocking); oversubscription is usual only for storage, front-end or inference networks."
+    )
+    title = "Leaf oversubscription from its port split"
+    return Entry.computed("calculation-oversubscription", title, body, OVERSUBSCRIPTION_SOURCE, subject=CALCULATION)
+
+
+# "an algbw of 50 GB/s on 16 ranks": bus bandwidth asked of an algorithm bandwidth
+_BUSBW_ASKED = re.compile(r"\bbus\s*(?:bandwidth|bw)\b|\bbusbw\b", re.I)
+_ALGBW = re.compile(r"\balg(?:orithm)?\s*(?:bandwidth|bw)\b|\balgbw\b", re.I)
+
+
+def bus_bandwidth(text: str) -> Entry | None:
+    """The bus bandwidth nccl-tests reports for an all-reduce's algorithm bandwidth on n
+    ranks: busbw = algbw x 2(n-1)/n."""
+    if not _BUSBW_ASKED.search(text) or not _ALGBW.search(text):
+        return None
+    ranks = _RANKS.search(text)
+    rates = quantities(text)
+    if not ranks or not rates:
+        return None
+    n = int(ranks["number"])
+    if n < 2:
+        return None
+    rate = rates[0]
+    algbw = rate.value / 8 if rate.unit == "bits" else rate.value  # GB/s
+    factor = 2 * (n - 1) / n
+    busbw = algbw * factor
+    body = (
+        f"About {busbw:.4g} GB/s: for an all-reduce nccl-tests reports busbw = algbw x 2(n-1)/n, and with "
+        f"n = {n} ranks the factor is {factor:.4g}, so {algbw:g} GB/s x {factor:.4g} = {busbw:.4g} GB/s. The bus "
+        "bandwidth is comparable to the links' speed whatever the rank count (algbw is not)."
+    )
+    title = "Bus bandwidth from algorithm bandwidth (nccl-tests)"
+    return Entry.computed("calculation-busbw", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
 
 
 def buffer_gigabytes(text: str) -> float | None:

@@ -54,3 +54,46 @@ def test_a_fat_tree_holds_k_squared_over_two_in_two_tiers_and_k_cubed_over_four_
 )
 def test_a_question_without_the_numbers_of_a_sum_gets_no_calculation(question):
     assert calculation(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("64 port leaf, 48 down 16 up, whats the ratio", "3:1:"),
+        ("leaf w/ 64 ports, 40 to servers 24 up to spine, ratio?", "1.67:1 (5:3)"),
+        ("we have 48 downlinks and 16 uplinks per leaf", "3:1:"),
+        ("32 down and 32 up on each leaf", "non-blocking"),
+    ],
+)
+def test_a_leafs_oversubscription_is_its_ports_down_over_its_ports_up(question, expected):
+    found = calculation(question)
+    assert found is not None and found.title == "Leaf oversubscription from its port split"
+    assert found.text.startswith(expected) or expected in found.text
+
+
+def test_bus_bandwidth_is_algorithm_bandwidth_times_2_n_minus_1_over_n():
+    found = calculation("all_reduce_perf shows an algbw of 50 GB/s on 16 ranks, what busbw is that?")
+    assert found is not None and "93.75 GB/s" in found.text
+
+
+def test_ring_traffic_per_gpu_for_n_ranks_is_given_without_a_buffer():
+    found = calculation("ring all-reduce with 8 ranks, how much does each GPU send?")
+    assert found is not None and "7/4 = 1.75" in found.text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Will Llama 3.1 405B in BF16 fit on one server of 8 x H100 80 GB?", "810 GB"),
+        ("and fp8? (405b)", "405 GB"),
+        ("70B in fp32", "280 GB"),
+    ],
+)
+def test_model_weights_are_parameters_times_the_bytes_of_their_precision(question, expected):
+    found = calculation(question)
+    assert found is not None and found.text.startswith(f"About {expected} of weights")
+
+
+def test_weights_larger_than_the_gpus_named_are_said_not_to_fit():
+    found = calculation("Will Llama 3.1 405B in BF16 fit on one server of 8 x H100 80 GB?")
+    assert found is not None and "8 x 80 GB = 640 GB: it does not fit" in found.text
