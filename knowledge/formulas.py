@@ -114,7 +114,7 @@ MEMORY_SOURCE = (
     "its parameters x the bytes of each (2 in FP16/BF16, 1 in FP8/INT8, 4 in FP32), before the KV cache"
 )
 _PRECISION = re.compile(r"\b(?P<p>bf16|fp16|float16|bfloat16|fp8|int8|fp32|float32|tf32|int4|fp4|nvfp4)\b", re.I)
-_PRECISION_BYTES = {"bf16": 2, "fp16": 2, "float16": 2, "bfloat16": 2, "fp8": 1, "int8": 1, "fp32": 4}
+_PRECISION_BYTES: dict[str, float] = {"bf16": 2, "fp16": 2, "float16": 2, "bfloat16": 2, "fp8": 1, "int8": 1, "fp32": 4}
 _PRECISION_BYTES |= {"float32": 4, "tf32": 4, "int4": 0.5, "fp4": 0.5, "nvfp4": 0.5}
 _MODEL_SIZE = re.compile(r"(?<![\d.])(?P<n>\d{1,4}(?:\.\d+)?)\s*(?P<u>[bt])\b", re.I)
 # "8 x H100 80 GB", "8x 141GB": GPUs and the memory of each
