@@ -63,6 +63,12 @@ def test_a_request_to_design_is_sized(text):
             "whats the gradient sync time for a 70b model",
         ),
         ("256 h100 for training, do we need a storage network too", "do we need a storage network too"),
+        ("We will train on 10,000 H200 GPUs. Please propose the fabric and estimate its cost.", "estimate its cost."),
+        ("h100 8 nodes training, nccl settings too pls", "nccl settings too pls"),
+        (
+            "We have 2,048 MI300X for training and are considering UEC. What do you advise?",
+            "considering UEC. What do you advise?",
+        ),
     ],
 )
 def test_side_questions_asked_as_requests_for_a_view_are_found(text, asked):
@@ -74,6 +80,7 @@ def test_side_questions_asked_as_requests_for_a_view_are_found(text, asked):
     [
         "We need to decide whether to buy 256 H100 for training.",
         "We will train a 70B model on 128 H100s. What network do we need?",
+        "For 256 H100 training, please give us a design.",
     ],
 )
 def test_the_request_itself_is_not_a_side_question(text):
@@ -437,3 +444,10 @@ def test_an_elliptical_link_speed_is_a_what_if_on_the_design():
     b300 = service.ask("512 B300 for training")
     slower = service.ask("and at 400G?", b300.profile, context=b300.context)
     assert slower.kind == AskKind.recommendation and slower.recommendation.fabric.link_gbps == 400
+
+
+def test_an_all_reduce_latency_asked_beside_a_request_is_the_time_per_all_reduce():
+    result = service.ask(
+        "Size an InfiniBand fabric for 36 DGX B200 for training, and state the expected all-reduce latency."
+    )
+    assert result.kind == AskKind.recommendation and "**All-reduce latency:**" in result.reply

@@ -72,3 +72,26 @@ def test_small_talk_is_not_declined() -> None:
 
 def test_a_brief_with_details_is_sized_whatever_else_it_says() -> None:
     assert service.ask("order 64 H100 for inference, what network?").kind == AskKind.recommendation
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "all_reduce_perf -b -e -f flags mean what",  # a tool written as code
+        "when does leaf-spine stop being enough and i need a 3rd layer",
+    ],
+)
+def test_names_written_as_code_and_hyphenated_terms_are_of_the_domain(text: str) -> None:
+    assert service.ask(text).kind != AskKind.out_of_scope
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ib vs roce for a 70b finetune on a handful of nodes, does it even matter",
+        "cant i just run tcp over 100g ethernet for training n skip all the rdma stuff",
+    ],
+)
+def test_a_question_naming_a_model_or_workload_but_no_count_is_answered_not_sized(text: str) -> None:
+    result = service.ask(text)
+    assert result.kind == AskKind.answer and result.decided_by == "question_without_a_count"

@@ -387,9 +387,16 @@ def message_facts(
 
 def in_domain(text: str) -> bool:
     """It names something of GPU clusters and their networks: a word of the domain
-    (understanding/extraction/data/cues.yaml `domain`), or a technology or product
-    (understanding/dialogue.yaml's names and the knowledge base's product-shaped aliases)."""
-    return cues_of(text).has("domain") or bool(dialogue.names(text))
+    (understanding/extraction/data/cues.yaml `domain`), a technology or product
+    (understanding/dialogue.yaml's names and the knowledge base's product-shaped aliases),
+    or a name written as code."""
+    return cues_of(text).has("domain") or bool(dialogue.names(text)) or any(map(_written_as_code, text.split()))
+
+
+def _written_as_code(word: str) -> bool:
+    """An environment variable or a tool written as code ("NCCL_DEBUG", "all_reduce_perf")."""
+    core = word.strip("`'\".,;:!?()[]")
+    return "_" in core.strip("_") and core.replace("_", "").isalnum()
 
 
 #: decisions remembered per combination of facts (2**18 at most; few occur)

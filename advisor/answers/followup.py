@@ -207,6 +207,23 @@ def _allreduce_of_size_line(rec: Recommendation, question: str) -> str:
     )
 
 
+_LATENCY = re.compile(r"\blatenc", re.I)
+
+
+def _latency_line(rec: Recommendation) -> str:
+    """ "The expected all-reduce latency": the time one all-reduce takes (above), which at
+    a training step's buffer is set by bandwidth; the fabric's own latency per switch hop
+    matters for small messages only."""
+    perf = rec.performance
+    if perf.allreduce_ms is None:
+        return f"- **Latency:** about {rec.fabric.latency_us} µs per switch hop on {rec.fabric.name}."
+    return (
+        f"- **All-reduce latency:** one all-reduce of the gradients takes about {markdown.duration(perf.allreduce_ms)} "
+        f"end to end, bound by bandwidth at this size; {rec.fabric.name} adds about {rec.fabric.latency_us} µs per "
+        "switch hop, which matters only for small messages."
+    )
+
+
 def _storage_lines(rec: Recommendation) -> list[str]:
     """ "Do we need a separate storage network?", "how many storage ports?": the design's
     storage ports and fabric, which keep datasets and checkpoints off the compute fabric."""
@@ -297,6 +314,8 @@ def design_answer(
             lines += _why_not_lines(rec, question)
         elif topic == "allreduce" and _allreduce_of_size_line(rec, question):
             lines.append(_allreduce_of_size_line(rec, question))
+        elif topic == "allreduce" and _LATENCY.search(question):
+            lines += [markdown.design_line(rec, topic), _latency_line(rec)]
         elif topic in markdown.DESIGN_LINES:
             lines.append(markdown.design_line(rec, topic))
             if topic == "switches":
