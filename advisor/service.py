@@ -176,9 +176,10 @@ def _naming_first(question: str, hits: list[knowledge.Entry]) -> list[knowledge.
     when it names it better than the best hit and scores nearly as high: an answer that
     never says what was asked about is no answer (`confident`). A name counts by how rare
     it is in the knowledge base ("MTU" in a few entries says more than "AI" in many)."""
-    # a follow-up's own names, not those of the last answer added in brackets ("and what
-    # does DCQCN add on top? (pfc roce)": the answer must say DCQCN)
-    names = dialogue.names(question.partition(" (")[0]) or dialogue.names(question)
+    # a follow-up's own names count twice those of the last answer added in brackets ("and
+    # what does DCQCN add on top? (pfc roce)": the answer must say DCQCN first of all)
+    own = dialogue.names(question.partition(" (")[0])
+    names = own + dialogue.names(question)
     if not names or len(hits) < 2:
         return hits
     close = [hit for hit in hits if hit.score >= NAMED_SHARE * hits[0].score]

@@ -42,7 +42,7 @@ _SIZE_SCALE = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
 # "7B params bf16", "70B model in fp32": the gradient buffer of a model
 _PARAMS = re.compile(r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*b\b(?:[\w\s-]{0,20}?)(?:param|model)", re.I)
 _BYTES_PER_PARAM = (("fp32", 4), ("float32", 4), ("tf32", 4), ("fp8", 1), ("int8", 1))
-_RANKS = re.compile(r"(?<!\d)(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", re.I)
+_RANKS = re.compile(r"(?<![\w.])(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", re.I)
 
 # the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports", "radix 64"
 _RADIX = re.compile(

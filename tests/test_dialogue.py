@@ -143,3 +143,11 @@ def test_an_own_subject_leads_over_the_names_the_last_answer_lent_it() -> None:
     first = service.ask("What is Priority Flow Control, and why does RoCE rely on it?")
     second = service.ask("And what does DCQCN add on top?", context=first.context)
     assert second.answer is not None and "DCQCN" in second.answer.topic
+
+
+def test_a_setting_named_in_the_last_title_is_not_carried_as_the_subject() -> None:
+    """ "NCCL_SOCKET_IFNAME" answered one question about NCCL; "and for the ib devices?"
+    asks about NCCL, and finds the setting for the IB devices."""
+    first = service.ask("nccl grabs the wrong interface for bootstrap, which env var")
+    second = service.ask("and for the ib devices?", context=first.context)
+    assert second.answer is not None and "NCCL_IB_HCA" in second.answer.topic

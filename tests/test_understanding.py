@@ -132,6 +132,7 @@ def test_clauses_split_sentences_and_trailing_questions():
         ("do we need a separate storage network?", "2 x 400 Gb/s storage ports per server"),
         ("how much bandwidth do we get for checkpoint traffic", "Storage network:"),
         ("and an all-reduce of 20 GB?", "All-reduce of 20 GB:"),
+        ("and with SHARP enabled?", "All-reduce with SHARP:"),
     ],
 )
 def test_follow_ups_are_answered_from_the_design_on_the_table(design, question, expected):

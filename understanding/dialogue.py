@@ -158,8 +158,10 @@ def resolve(question: str, context: DialogueContext | None) -> str:
         return question
     names, rest = _split(question)
     last_names, last_rest = _split(context.question)
-    # the subject is also what the answer was titled by ("PFC (Priority Flow Control)")
-    last_names = list(dict.fromkeys([*last_names, *_split(context.topic)[0]]))
+    # the subject is also what the answer was titled by ("PFC (Priority Flow Control)"), but
+    # not a setting it named ("NCCL_SOCKET_IFNAME" answered one question about NCCL)
+    titled = [name for name in _split(context.topic)[0] if "_" not in name]
+    last_names = list(dict.fromkeys([*last_names, *titled]))
     if (says_enough(question) or points_back(question)) and not names and last_names:
         # "which env var shows what transport it picked?", "which connector does that use?":
         # it says what it asks, or points back with "it" / "that", and leans on the last

@@ -208,6 +208,20 @@ def _allreduce_of_size_line(rec: Recommendation, question: str) -> str:
 
 
 _LATENCY = re.compile(r"\blatenc", re.I)
+_SHARP = re.compile(r"\b(?:sharp|collnet|in-network)\b", re.I)
+
+
+def _sharp_line(rec: Recommendation) -> str:
+    """ "And with SHARP enabled?": the design's all-reduce reduced in the switches, where
+    its fabric can (InfiniBand with SHARP); said plainly where it cannot."""
+    perf = rec.performance
+    if perf.in_network_allreduce_ms is None or perf.allreduce_ms is None:
+        return f"- **With SHARP:** not available on {rec.fabric.name}: SHARP reduces in InfiniBand switches (Quantum)."
+    return (
+        f"- **All-reduce with SHARP:** about {markdown.duration(perf.in_network_allreduce_ms)} instead of "
+        f"{markdown.duration(perf.allreduce_ms)}: the switches reduce the data, so each GPU sends its buffer "
+        "once instead of 2(n-1)/n times (NCCL's CollNet with the SHARP plugin)."
+    )
 
 
 def _latency_line(rec: Recommendation) -> str:
@@ -314,6 +328,8 @@ def design_answer(
             lines += _why_not_lines(rec, question)
         elif topic == "allreduce" and _allreduce_of_size_line(rec, question):
             lines.append(_allreduce_of_size_line(rec, question))
+        elif topic == "allreduce" and _SHARP.search(question):
+            lines += [markdown.design_line(rec, topic), _sharp_line(rec)]
         elif topic == "allreduce" and _LATENCY.search(question):
             lines += [markdown.design_line(rec, topic), _latency_line(rec)]
         elif topic in markdown.DESIGN_LINES:
