@@ -133,6 +133,7 @@ def test_clauses_split_sentences_and_trailing_questions():
         ("how much bandwidth do we get for checkpoint traffic", "Storage network:"),
         ("and an all-reduce of 20 GB?", "All-reduce of 20 GB:"),
         ("and with SHARP enabled?", "All-reduce with SHARP:"),
+        ("what if we did 2:1 at the leaf", "At 2:1 at the leaves:"),
     ],
 )
 def test_follow_ups_are_answered_from_the_design_on_the_table(design, question, expected):

@@ -170,6 +170,28 @@ def _scale_up_line(rec: Recommendation) -> str:
     )
 
 
+_RATIO_ASKED = re.compile(r"(?<![\d.])(\d{1,2}(?:\.\d)?)\s*(?::|to)\s*1\b")
+
+
+def _oversubscription_lines(rec: Recommendation, question: str) -> list[str]:
+    """The design's oversubscription, and what a ratio asked of its leaves would mean
+    ("what if we did 2:1 at the leaf?"): ports split N down to 1 up, so up to 1/N of each
+    GPU's line rate across the spines when all send at once, and about 1/N of the uplinks."""
+    lines = [_oversubscription_line(rec)]
+    asked = _RATIO_ASKED.search(question)
+    t = rec.topology
+    if asked and t.tiers >= 2 and float(asked.group(1)) > 1:
+        ratio = float(asked.group(1))
+        lines.append(
+            f"- **At {ratio:g}:1 at the leaves:** each leaf would split its ports {ratio:g} down to 1 up, so the "
+            f"same GPUs need about {1 / ratio:.0%} of today's leaf-to-spine links and spine ports, and each GPU "
+            f"gets about {1 / ratio:.0%} of its line rate across the spines when all send at once (an all-reduce "
+            "does). Training back-ends are built 1:1 in NVIDIA's DGX SuperPOD designs; oversubscription suits "
+            "storage, front-end and inference networks."
+        )
+    return lines
+
+
 def _oversubscription_line(rec: Recommendation) -> str:
     """ "What oversubscription is that?", "is it non-blocking?": the leaves' down:up ratio
     of the design, and above its AI zones when it is built in zones."""
@@ -304,7 +326,7 @@ def design_answer(
         elif topic == "budget_share":
             lines.append(_budget_line(rec, budget_usd))
         elif topic == "oversubscription":
-            lines.append(_oversubscription_line(rec))
+            lines += _oversubscription_lines(rec, question)
         elif topic == "storage":
             lines += _storage_lines(rec)
         elif topic == "settings":
