@@ -63,10 +63,6 @@ def resolve(question: str, context: DialogueContext | None) -> str:
         return f"{question} ({' '.join(added)})" if added else question
     if own or not context.topic or dialogue.says_enough(question):
         return looked_up
-    if looked_up != question and words & _POINTERS:
-        # "how do i see what it picked?": "it" was bound to the last subject's names; the
-        # last entry's title would pull the search back to the entry just given
-        return looked_up
     missing = [word for word in _title_words(context.topic) if word.lower() not in looked_up.lower()]
     if not missing:
         return looked_up
