@@ -29,6 +29,7 @@ from advisor.render.svg import topology_svg
 from advisor.render.wording import GUIDE_TITLE, customer, customer_text
 from advisor.render.xlsx import bom_xlsx
 from rules.models import Recommendation, WorkloadProfile
+from tests.marks import slow_unless_quick
 
 FORBIDDEN = ("seed", "Seed", ".yaml", "knowledge/", "rules/")
 # a path to a file of ours ("rules/facts.yaml", "/work/x/advisor/quote.py"), not a link's
@@ -112,9 +113,7 @@ def test_the_internal_sources_are_there_to_be_rewritten(designs: dict[str, Recom
 SLOW_RENDERERS = {"report pdf"}
 
 
-@pytest.mark.parametrize(
-    "renderer", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_RENDERERS else name for name in RENDERERS]
-)
+@pytest.mark.parametrize("renderer", slow_unless_quick(RENDERERS, set(RENDERERS) - set(SLOW_RENDERERS)))
 def test_no_renderer_shows_a_customer_our_internal_names(designs: dict[str, Recommendation], renderer: str) -> None:
     for name, rec in designs.items():
         text = RENDERERS[renderer](rec)

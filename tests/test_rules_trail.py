@@ -21,6 +21,7 @@ from rules.engine import recommend
 from rules.models import Recommendation, WorkloadProfile
 from rules.platform import platform_for
 from rules.rulebook import all_rules
+from tests.marks import slow_unless_quick
 
 GPUS = ("A100", "H100", "H200", "B200", "B300", "GB200", "GB300", "L40S", "L4", "MI300X")
 SIZES = (8, 64, 576, 4096, 16384)
@@ -136,9 +137,7 @@ def _decisions_that_lost(rec: Recommendation) -> list[str]:
 QUICK_GPUS = {"H100", "L4"}
 
 
-@pytest.mark.parametrize(
-    "gpu", [gpu if gpu in QUICK_GPUS else pytest.param(gpu, marks=pytest.mark.slow) for gpu in GPUS]
-)
+@pytest.mark.parametrize("gpu", slow_unless_quick(GPUS, QUICK_GPUS))
 def test_no_statement_in_the_trail_contradicts_the_design(gpu):
     problems = []
     for _, size, workload, preference in (g for g in GRID if g[0] == gpu):
