@@ -225,3 +225,13 @@ PIECES = [*"0123456789xX.,-/ ()[]*_~$kKmMbBgGtT\t\n", "H100", "GB", " gpus", "é
 @given(st.lists(st.sampled_from(PIECES), max_size=80).map("".join))
 def test_the_service_understanding_never_raises_on_any_string(text: str) -> None:
     service.understand_message(text)
+
+
+def test_the_phrase_tokenizers_read_long_words_in_pieces_as_written() -> None:
+    """The plain tokenizers of the follow-up, correction and small-talk matchers read a
+    long word in pieces too (spaCy's suffix search is quadratic on one), and keep the text."""
+    from understanding.extraction.tokens import plain_english
+
+    text = "and " + "(" * 700 + ")" * 700 + " ECN?"
+    doc = plain_english().make_doc(text)
+    assert doc.text == text and len(doc) > 3

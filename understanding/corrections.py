@@ -42,6 +42,7 @@ from spacy.tokens import Doc
 from advisor.models import Change
 from rules.models import ProfileDraft
 from understanding.extraction import Extraction, extract, fabrics_named
+from understanding.extraction.tokens import plain_english
 
 DATA_FILE = Path(__file__).with_name("corrections.yaml")
 
@@ -103,7 +104,7 @@ def _words() -> _Words:
 
 @cache
 def _nlp() -> English:
-    return English()
+    return plain_english()
 
 
 @cache

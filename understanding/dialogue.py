@@ -41,6 +41,7 @@ from spacy.util import filter_spans
 from advisor.models import DialogueContext
 from knowledge import sources
 from understanding import query
+from understanding.extraction.tokens import plain_english
 
 DATA_FILE = Path(__file__).with_name("dialogue.yaml")
 #: a word that reads as a product or acronym: two capitals ("PFC", "RoCE") or letters and digits ("QM9700")
@@ -67,7 +68,7 @@ def _vocabulary() -> _Vocabulary:
 
 @cache
 def _tokenizer() -> English:
-    return English()
+    return plain_english()
 
 
 @cache

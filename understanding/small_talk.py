@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from spacy.lang.en import English
 from spacy.matcher import PhraseMatcher
 
+from understanding.extraction.tokens import plain_english
+
 DATA_FILE = Path(__file__).with_name("small_talk.yml")
 
 
@@ -30,7 +32,7 @@ def _words() -> _Words:
 
 @cache
 def _nlp() -> English:
-    return English()
+    return plain_english()
 
 
 @cache

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import cast
 
+from spacy.lang.en import English
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc
@@ -72,6 +73,54 @@ def _trailing(text: str) -> list[str]:
     return [match.group(1), *_PIECES.findall(match.group(2))]
 
 
+def in_pieces(base: Tokenizer, text: str) -> Doc:
+    """`base`'s tokens of `text`, with words over MAX_WORD characters read in pieces.
+
+    spaCy looks for a word's suffixes by searching the whole remaining word each time,
+    so one long run of punctuation ("((((...)))") costs the square of its length
+    (2,000 brackets: over a second). A long word is tokenized as pieces of MAX_WORD
+    characters, split by a space that is then taken out again: the Doc holds the
+    same text, character for character."""
+    if not _LONG_WORD.search(text):
+        whole: Doc = base(text)
+        return whole
+    cuts: set[int] = set()  # where a space was put in, as offsets in the cut text
+    parts: list[str] = []
+    at = 0
+    for match in _LONG_WORD.finditer(text):
+        parts.append(text[at : match.start()])
+        for start in range(match.start(), match.end(), MAX_WORD):
+            parts.append(text[start : min(start + MAX_WORD, match.end())])
+            if start + MAX_WORD < match.end():
+                cuts.add(sum(map(len, parts)))
+                parts.append(" ")
+        at = match.end()
+    parts.append(text[at:])
+    cut = base("".join(parts))
+    words = [token.text for token in cut]
+    spaces = [bool(token.whitespace_) and token.idx + len(token) not in cuts for token in cut]
+    return Doc(base.vocab, words=words, spaces=spaces)
+
+
+class PiecewiseTokenizer:
+    """spaCy's tokenizer, with long words read in pieces (`in_pieces`): for the plain
+    English tokenizers that match phrases (understanding.dialogue, .corrections, .small_talk)."""
+
+    def __init__(self, base: Tokenizer) -> None:
+        self.base = base
+        self.vocab = base.vocab
+
+    def __call__(self, text: str) -> Doc:
+        return in_pieces(self.base, text)
+
+
+def plain_english() -> English:
+    """A blank English pipeline whose tokenizer reads long words in pieces."""
+    nlp = English()
+    nlp.tokenizer = PiecewiseTokenizer(cast(Tokenizer, nlp.tokenizer))
+    return nlp
+
+
 class NumberSplittingTokenizer:
     """spaCy's tokenizer, then `split_word` on words that start with digits."""
 
@@ -96,32 +145,9 @@ class NumberSplittingTokenizer:
         return Doc(self.vocab, words=words, spaces=spaces)
 
     def _base(self, text: str) -> Doc:
-        """spaCy's tokenizer, with words over MAX_WORD characters read in pieces.
-
-        spaCy looks for a word's suffixes by searching the whole remaining word each time,
-        so one long run of punctuation ("((((...)))") costs the square of its length
-        (2,000 brackets: over a second). A long word is tokenized as pieces of MAX_WORD
-        characters, split by a space that is then taken out again: the Doc holds the
-        same text, character for character."""
-        if not _LONG_WORD.search(text):
-            whole: Doc = self.base(text)
-            return whole
-        cuts: set[int] = set()  # where a space was put in, as offsets in the cut text
-        parts: list[str] = []
-        at = 0
-        for match in _LONG_WORD.finditer(text):
-            parts.append(text[at : match.start()])
-            for start in range(match.start(), match.end(), MAX_WORD):
-                parts.append(text[start : min(start + MAX_WORD, match.end())])
-                if start + MAX_WORD < match.end():
-                    cuts.add(sum(map(len, parts)))
-                    parts.append(" ")
-            at = match.end()
-        parts.append(text[at:])
-        cut = self.base("".join(parts))
-        words = [token.text for token in cut]
-        spaces = [bool(token.whitespace_) and token.idx + len(token) not in cuts for token in cut]
-        return Doc(self.vocab, words=words, spaces=spaces)
+        """spaCy's tokenizer, with words over MAX_WORD characters read in pieces
+        (`in_pieces`)."""
+        return in_pieces(self.base, text)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         for text in texts:
