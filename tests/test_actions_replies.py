@@ -369,8 +369,12 @@ def test_small_talk_the_classifier_did_not_place_is_answered_in_kind(fake, text,
 
 
 def test_words_beside_small_talk_that_ask_something_are_no_small_talk(fake):
-    """ "thx" beside words that are nothing the advisor knows is no thanks: the reply says
-    what the advisor does instead."""
     _, dispatcher = run(conversation.ActionFallback(), tracker(text="thx qwzx blorp", intent="nlu_fallback"))
-    assert reply(dispatcher) != replies.text("you_are_welcome")
+    assert "didn't understand" in reply(dispatcher)
+
+
+def test_words_naming_nothing_of_the_domain_get_the_fallback_and_an_errand_the_refusal(fake):
+    _, dispatcher = run(conversation.ActionFallback(), tracker(text="qwzx blorp frumble", intent="nlu_fallback"))
+    assert "didn't understand" in reply(dispatcher) and "I can:" in reply(dispatcher)
+    _, dispatcher = run(conversation.ActionFallback(), tracker(text="order me a pizza", intent="nlu_fallback"))
     assert reply(dispatcher) == markdown.OUT_OF_SCOPE

@@ -41,7 +41,11 @@ class ActionFallback(AdvisorAction):
         if profile.latest_intent(tracker) in ACKNOWLEDGEMENTS and not profile.slots_set_this_turn(tracker):
             return self.otherwise(dispatcher, tracker)
         return respond.respond(
-            dispatcher, tracker, lambda: self.otherwise(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
+            dispatcher,
+            tracker,
+            lambda: self.otherwise(dispatcher, tracker),
+            min_relevance=respond.CONFIDENT_ANSWER,
+            unknown_words_otherwise=True,
         )
 
     def otherwise(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:

@@ -171,15 +171,21 @@ def respond(
     min_relevance: float = 0.0,
     terms_are_questions: bool = False,
     unchanged: str = "",
+    unknown_words_otherwise: bool = False,
 ) -> list[EventType]:
     """Render the service's decision on the latest message; `otherwise` when it is no
     question the knowledge base answers (at least `min_relevance`) and no sizing. With
     `terms_are_questions` (Rasa heard a question) a bare term ("SHARP", "rail-optimized
     topology") is looked up too. `unchanged`: what to say when a sizing gives the design
-    already shown (a what-if that changes nothing)."""
+    already shown (a what-if that changes nothing). `unknown_words_otherwise`: a message
+    declined only for naming nothing of the domain ("qwzx blorp") gets `otherwise` (the
+    fallback's "didn't understand" and what the advisor does); an errand is declined on
+    every action."""
     decided = turn(tracker)
     want = decided.decision.want
     if decided.kind == AskKind.out_of_scope:  # "order me a pizza", whichever intent Rasa gave it
+        if unknown_words_otherwise and decided.decision.decided_by != "errand":
+            return otherwise()
         output.say(dispatcher, tracker, markdown.OUT_OF_SCOPE)
         return []
     if decided.kind == AskKind.design_answer:  # a question about the design, or a link speed refused
