@@ -63,6 +63,7 @@ def warm_up(freeze: bool = False) -> None:
     warm_up_extractor()
     engine.recommend(WorkloadProfile(workload="training", gpu_count=16))
     knowledge.search("warm up", limit=1)
+    _entry_bodies()  # what `_naming_first` weighs names by, read once at start, not on a question
     if freeze:
         gc.collect()
         gc.freeze()

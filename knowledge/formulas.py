@@ -154,18 +154,22 @@ OVERSUBSCRIPTION_SOURCE = (
     "(oversubscription: the ratio of the bandwidth hosts can send to the bandwidth up the tree; 1:1 is "
     "full bisection); NVIDIA DGX SuperPOD Reference Architecture (a non-blocking compute fabric)"
 )
+
+
 # "48 down 16 up", "40 to servers, 24 up to the spine", "48 downlinks and 16 uplinks": a
 # number, a few words at most, then which way its ports face
-_PORTS_DOWN = re.compile(
-    r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:(?!(?:down|up)\b)[a-z]{1,20}\s+){0,2}?"
-    r"(?:down(?:links?|stream)?\b|(?:ports?\s+)?(?:to|for|toward|towards)\s+(?:the\s+)?(?:servers?|hosts?|gpus?|nodes?|nics?)\b)",
-    re.I,
-)
-_PORTS_UP = re.compile(
-    r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:(?!(?:down|up)\b)[a-z]{1,20}\s+){0,2}?"
-    r"(?:up(?:links?|stream)?\b|(?:ports?\s+)?(?:to|toward|towards)\s+(?:the\s+)?(?:spines?|core|aggregation)\b)",
-    re.I,
-)
+def _ports_facing(direction: str, toward: str, ends: str) -> re.Pattern[str]:
+    """A port count and the way its ports face: `direction` written out ("down", "up"), or
+    `toward` what they reach ("to the servers"); fillers are bounded, so the search is linear."""
+    return re.compile(
+        r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:(?!(?:down|up)\b)[a-z]{1,20}\s+){0,2}?"
+        rf"(?:{direction}(?:links?|stream)?\b|(?:ports?\s+)?(?:{toward})\s+(?:the\s+)?(?:{ends})\b)",
+        re.I,
+    )
+
+
+_PORTS_DOWN = _ports_facing("down", "to|for|toward|towards", "servers?|hosts?|gpus?|nodes?|nics?")
+_PORTS_UP = _ports_facing("up", "to|toward|towards", "spines?|core|aggregation")
 
 
 def oversubscription_ratio(text: str) -> Entry | None:

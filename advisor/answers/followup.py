@@ -348,8 +348,8 @@ def design_answer(
             lines += verbs.design_lines(rec, topic)
         elif topic == "why_not":
             lines += _why_not_lines(rec, question)
-        elif topic == "allreduce" and _allreduce_of_size_line(rec, question):
-            lines.append(_allreduce_of_size_line(rec, question))
+        elif topic == "allreduce" and (sized := _allreduce_of_size_line(rec, question)):
+            lines.append(sized)
         elif topic == "allreduce" and _SHARP.search(question):
             lines += [markdown.design_line(rec, topic), _sharp_line(rec)]
         elif topic == "allreduce" and _LATENCY.search(question):
