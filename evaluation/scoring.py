@@ -35,6 +35,7 @@ COLLECTIONS = (
     "blind8",
     "blind9",
     "blind11",
+    "blind12",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
