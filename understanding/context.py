@@ -63,6 +63,10 @@ def resolve(question: str, context: DialogueContext | None) -> str:
         return f"{question} ({' '.join(added)})" if added else question
     if own or not context.topic or dialogue.says_enough(question):
         return looked_up
+    if words & _POINTERS and looked_up != question and dialogue.names(context.question.partition(" (")[0]):
+        # "that" is the last question's own subject, added ("which switch does that (xdr)"):
+        # the title's other names would keep the follow-up on the last entry
+        return looked_up
     missing = [word for word in _title_words(context.topic) if word.lower() not in looked_up.lower()]
     if not missing:
         return looked_up

@@ -160,8 +160,12 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     names, rest = _split(question)
     last_names, last_rest = _split(context.question)
     # the subject is also what the answer was titled by ("PFC (Priority Flow Control)"), but
-    # not a setting it named ("NCCL_SOCKET_IFNAME" answered one question about NCCL)
+    # not a setting it named ("NCCL_SOCKET_IFNAME" answered one question about NCCL), and not where "that" points at a subject the last
+    # question named ("and xdr?"): the title's other names ("InfiniBand generations, EDR,
+    # HDR, NDR, XDR") would keep the follow-up on the same entry ("which switch does that")
     titled = [name for name in _split(context.topic)[0] if "_" not in name]
+    if last_names and points_back(question):
+        titled = []
     last_names = list(dict.fromkeys([*last_names, *titled]))
     if (says_enough(question) or points_back(question)) and not names and last_names:
         # "which env var shows what transport it picked?", "which connector does that use?":

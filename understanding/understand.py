@@ -86,11 +86,14 @@ def design_topics(question: str) -> list[str]:
 def is_question(text: str) -> bool:
     """It asks something (a question word or a question mark), rather than tells; in any
     of its clauses when it gives no count ("nccl grabs the wrong interface, which env var";
-    "256 h200 on rocev2, what pfc settings too" is a request with a question beside it)."""
+    "256 h200 on rocev2, what pfc settings too" is a request with a question beside it),
+    else where it gives the count ("on a 2 node test busbw beats the NIC?? is nccl lying")."""
     cues = cues_of(text)
+    spans = _clause_spans(cues.text)
+    counted = [(start, end) for start, end in spans if _gives_a_count(cues.text[start:end])]
     if _asks(cues, 0, len(text)):
         return True
-    return not _gives_a_count(text) and any(_asks(cues, start, end) for start, end in _clause_spans(cues.text))
+    return any(_asks(cues, start, end) for start, end in (counted or spans))
 
 
 def _asks(cues: Cues, start: int, end: int) -> bool:
@@ -333,6 +336,7 @@ FACTS = (
     "small_talk",
     "knowledge_sure",
     "says_enough",
+    "one_unit",
 )
 
 
@@ -376,6 +380,7 @@ def message_facts(
         "gives_details": bool(found.model_dump(exclude_none=True)),
         "earlier_profile": given is not None,
         "corrects": corrects,
+        "one_unit": cues_of(question).has("one_unit"),
         "errand": cues_of(question).has("errand"),
         "in_domain": in_domain(question),
         "follows_answer": follows_answer,

@@ -23,6 +23,7 @@ from advisor.render import markdown
 from knowledge.search import CALCULATION, SIZED, Entry
 from rules.models import ProfileDraft, Recommendation
 from understanding import understand
+from understanding.extraction.extractor import cues_of
 from understanding.extraction import extract
 
 #: design topics a count question can ask of a named cluster (understanding/extraction/data/cues.yaml `design`)
@@ -73,7 +74,8 @@ def answer(question: str) -> Entry | None:
     """The counts a question asks of the cluster it names, from a design sized for it,
     as an entry (sources: the rules that chose the fabric); None when it is no such question."""
     topics = counted_topics(question)
-    if not topics or HOW_TO.search(question):
+    # a count must be asked ("is nccl lying about busbw on a 2 node test?" names NICs, counts none)
+    if not topics or HOW_TO.search(question) or not cues_of(question).has("counting"):
         return None
     stated = sized_profile(question)
     if stated is None:

@@ -169,14 +169,12 @@ def respond(
     otherwise: Callable[[], list[EventType]],
     *,
     min_relevance: float = 0.0,
-    terms_are_questions: bool = False,
     unchanged: str = "",
     unknown_words_otherwise: bool = False,
 ) -> list[EventType]:
     """Render the service's decision on the latest message; `otherwise` when it is no
-    question the knowledge base answers (at least `min_relevance`) and no sizing. With
-    `terms_are_questions` (Rasa heard a question) a bare term ("SHARP", "rail-optimized
-    topology") is looked up too. `unchanged`: what to say when a sizing gives the design
+    question the knowledge base answers (at least `min_relevance`) and no sizing: the
+    service's kind decides, as on `/v1/ask`. `unchanged`: what to say when a sizing gives the design
     already shown (a what-if that changes nothing). `unknown_words_otherwise`: a message
     declined only for naming nothing of the domain ("qwzx blorp") gets `otherwise` (the
     fallback's "didn't understand" and what the advisor does); an errand is declined on
@@ -196,8 +194,9 @@ def respond(
     )
     if want == Want.sizing or (completed and want != Want.question):
         return size(dispatcher, tracker, decided, unchanged=unchanged)
-    asked = want == Want.question or (terms_are_questions and want == Want.other)
-    if asked and decided.answer is not None and decided.relevance >= min_relevance:
+    # what the API answers, the chat answers: a question, a bare term, a follow-up leaning
+    # on the last answer ("and to a leaf 40m away" after a cable answer)
+    if decided.kind == AskKind.answer and decided.answer is not None and decided.relevance >= min_relevance:
         output.say(dispatcher, tracker, markdown.answer_markdown(decided.answer))
         return [SlotSet(CONTEXT_SLOT, decided.context.model_dump())]
     return otherwise()

@@ -33,7 +33,7 @@ from understanding.extraction.schemas import MACRO_NAME, DataFileError
 #: doc.user_data key of the cues found: a tuple of `Cue`
 CUES = "fabric_advisor_cues"
 #: the groups understanding.understand reads besides the design topics
-Group = Literal["sizing", "knowledge", "deictic", "reported", "side", "change", "about", "errand", "domain"]
+Group = Literal["sizing", "knowledge", "deictic", "reported", "side", "change", "about", "errand", "domain", "counting", "one_unit"]
 GROUPS: tuple[Group, ...] = (
     "sizing",
     "knowledge",
@@ -44,6 +44,8 @@ GROUPS: tuple[Group, ...] = (
     "about",
     "errand",
     "domain",
+    "counting",
+    "one_unit",
 )
 #: a design topic's cues are kept under "design:<topic>"
 DESIGN = "design:"
