@@ -151,3 +151,20 @@ def test_a_setting_named_in_the_last_title_is_not_carried_as_the_subject() -> No
     first = service.ask("nccl grabs the wrong interface for bootstrap, which env var")
     second = service.ask("and for the ib devices?", context=first.context)
     assert second.answer is not None and "NCCL_IB_HCA" in second.answer.topic
+
+
+def test_that_after_a_named_subject_leans_on_the_subject_not_the_last_title() -> None:
+    """ "which switch does that" after "and xdr?": the IB generations entry's title named
+    EDR, HDR and NDR as well, which kept the follow-up on that entry."""
+    first = service.ask("whats the actual difference between ndr and hdr")
+    second = service.ask("and xdr?", context=first.context)
+    third = service.ask("which switch does that", context=second.context)
+    fourth = service.ask("port count on that box?", context=third.context)
+    assert third.answer is not None and "X800" in third.answer.topic
+    assert "144" in fourth.reply
+
+
+def test_a_run_named_by_its_length_follows_a_cabling_answer() -> None:
+    first = service.ask("which cable between a gpu server and the leaf in the same rack at 400g")
+    second = service.ask("spine is in another hall, like 600m", context=first.context)
+    assert second.kind.value == "answer" and "FR4" in second.reply

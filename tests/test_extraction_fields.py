@@ -275,6 +275,9 @@ def test_questions_about_ethernet_do_not_claim_it_is_installed(text):
         ("640 h200 mixed workloads, we're cost sensitive, roce ok", "rocev2"),
         ("4096 h100 training, spectrum-x ethernet, whats the bom", "rocev2"),
         ("What would the InfiniBand scale-out fabric look like?", "infiniband"),
+        # the work or the GPUs on a fabric
+        ("h100 x 12288 training on roce, need pfc/ecn guidance too", "rocev2"),
+        ("1024 H100 over RoCE for training", "rocev2"),
     ],
 )
 def test_stated_fabric_preference(text, fabric):
@@ -480,3 +483,30 @@ def test_a_models_version_number_is_no_gpu_count(text):
 def test_such_racks_of_a_rack_scale_system_are_counted_as_its_racks():
     found = extract("size the scale-out fabric for eight such racks", known_model="GB200").profile
     assert (found.node_count, found.gpu_count) == (8, 576)
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "unit"),
+    [
+        ("What if we added two more racks and used all four for training?", 2, "racks"),
+        ("add 16 more nodes", 16, "nodes"),
+        ("what if we add another 64 GPUs", 64, "gpus"),
+        ("we're adding 4 more DGX systems next quarter", 4, "nodes"),
+        ("what about 16 more nodes?", 16, "nodes"),
+    ],
+)
+def test_a_growth_is_read_as_a_count_added_in_its_unit_and_no_bare_number_is_a_count(text, count, unit):
+    result = extract(text, expecting="gpu_count")
+    assert result.size_added is not None and (result.size_added.count, result.size_added.unit) == (count, unit)
+    assert result.profile.gpu_count is None and result.profile.node_count is None  # "all four" is no GPU count
+
+
+def test_racks_added_to_rack_scale_systems_grow_the_cluster_by_whole_racks():
+    earlier = extract("two GB300 NVL72 racks for inference").profile
+    grown = extract("what if we added two more racks?").applied_to(earlier)
+    assert (earlier.gpu_count, grown.gpu_count) == (144, 288)
+
+
+def test_servers_added_without_a_stated_server_shape_use_the_models_server():
+    earlier = extract("128 h100 for training").profile
+    assert extract("what about 16 more nodes?").applied_to(earlier).gpu_count == 256

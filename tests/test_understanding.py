@@ -453,3 +453,75 @@ def test_an_all_reduce_latency_asked_beside_a_request_is_the_time_per_all_reduce
         "Size an InfiniBand fabric for 36 DGX B200 for training, and state the expected all-reduce latency."
     )
     assert result.kind == AskKind.recommendation and "**All-reduce latency:**" in result.reply
+
+
+def test_a_count_question_asked_where_the_count_is_given_is_a_question():
+    # "2 node test ... push??" asks, in the clause that gives the count; no count is asked
+    # of a design, so the knowledge base answers it
+    result = service.ask(
+        "on a 2 node test all_reduce_perf reports busbw higher than what the nics can physically push?? is nccl lying"
+    )
+    assert result.kind == AskKind.answer
+    assert result.answer is not None and not result.answer.topic.startswith("Sized for")
+
+
+@pytest.mark.parametrize(
+    "text", ["ballpark power for a single nvl72 rack", "how much power does one GB200 NVL72 rack draw?"]
+)
+def test_a_figure_of_one_server_or_rack_is_the_things_own_figure_not_a_cluster_to_size(text):
+    result = service.ask(text)
+    assert result.kind == AskKind.answer and result.decided_by in ("one_unit_asked", "question", "guide_figure")
+    assert "kW" in result.reply
+
+
+def test_one_rack_for_a_named_workload_is_still_sized():
+    assert service.ask("one nvl72 rack for inference").kind == AskKind.recommendation
+
+
+def test_who_asks():
+    decision, _, _ = service.understand_message("whos actually running one")
+    assert decision.want != Want.sizing
+    assert service.ask("who does the routing in an ib fabric?").kind == AskKind.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("h100 x 12288 training on roce, need pfc/ecn guidance too", "ECN"),
+        ("We will train on 128 HGX H200 systems. Please recommend the fabric and the NCCL settings we should start from.", "NCCL"),
+    ],
+)
+def test_guidance_or_settings_asked_beside_a_request_are_answered_beside_the_design(text, said):
+    result = service.ask(text)
+    assert result.kind == AskKind.recommendation
+    side = result.reply[result.reply.index("You also asked") :]
+    assert said in side
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "said"),
+    [
+        ("nics per server?", "**NICs:**"),
+        ("oversub?", "**Oversubscription:**"),
+        ("latency between nodes?", "per switch hop"),
+    ],
+)
+def test_short_design_questions_are_answered_from_the_design(design, follow_up, said):
+    result = service.ask(follow_up, design.profile, design.recommendation.id, design.context)
+    assert result.kind == AskKind.design_answer and said in result.reply
+
+
+def test_the_latency_sharp_and_oversubscription_what_if_lines_carry_their_sources(design):
+    rec = design.recommendation.id
+    latency = service.ask("latency between nodes?", design.profile, rec).reply
+    sharp = service.ask("and with SHARP enabled?", design.profile, rec).reply
+    ratio = service.ask("what if we did 2:1 at the leaf?", design.profile, rec).reply
+    assert "switch hop" in latency and "InfiniBand vs. Ethernet Comparison" in latency
+    assert "SHARP" in sharp and "(Source: NVIDIA Scalable Hierarchical Aggregation" in sharp
+    assert "At 2:1 at the leaves" in ratio and "SIGCOMM 2024" in ratio
+
+
+def test_a_growth_after_a_design_resizes_it():
+    first = service.ask("128 h100 for training")
+    grown = service.ask("what about 16 more nodes?", first.profile, first.recommendation.id, first.context)
+    assert grown.kind == AskKind.recommendation and grown.recommendation.profile.gpu_count == 256

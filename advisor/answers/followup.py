@@ -187,7 +187,7 @@ def _oversubscription_lines(rec: Recommendation, question: str) -> list[str]:
             f"same GPUs need about {1 / ratio:.0%} of today's leaf-to-spine links and spine ports, and each GPU "
             f"gets about {1 / ratio:.0%} of its line rate across the spines when all send at once (an all-reduce "
             "does). Training back-ends are built 1:1 in NVIDIA's DGX SuperPOD designs; oversubscription suits "
-            "storage, front-end and inference networks."
+            f"storage, front-end and inference networks. _(Source: {OVERSUBSCRIPTION_SOURCE})_"
         )
     return lines
 
@@ -229,8 +229,22 @@ def _allreduce_of_size_line(rec: Recommendation, question: str) -> str:
     )
 
 
-_LATENCY = re.compile(r"\blatenc", re.I)
 _SHARP = re.compile(r"\b(?:sharp|collnet|in-network)\b", re.I)
+
+#: where each figure of the latency, SHARP and oversubscription lines comes from
+LATENCY_SOURCE = (
+    '"GPU Server Networking: InfiniBand, RoCE, and Ethernet for AI Clusters" (DCS Global AI Infrastructure '
+    'Team): "InfiniBand vs. Ethernet Comparison" (latency per switch); Al-Fares et al., SIGCOMM 2008 (a '
+    "server-to-server path in a fat tree climbs to the top tier and back down)"
+)
+SHARP_SOURCE = (
+    "NVIDIA Scalable Hierarchical Aggregation and Reduction Protocol (SHARP) documentation; NVIDIA "
+    "NCCL-RDMA-SHARP plugin (NCCL CollNet)"
+)
+OVERSUBSCRIPTION_SOURCE = (
+    "NVIDIA DGX SuperPOD Reference Architectures (non-blocking compute fabric); Gangidi et al. (Meta), "
+    '"RDMA over Ethernet for Distributed AI Training at Meta Scale", SIGCOMM 2024 (oversubscription above the AI zone)'
+)
 
 
 def _sharp_line(rec: Recommendation) -> str:
@@ -238,26 +252,46 @@ def _sharp_line(rec: Recommendation) -> str:
     its fabric can (InfiniBand with SHARP); said plainly where it cannot."""
     perf = rec.performance
     if perf.in_network_allreduce_ms is None or perf.allreduce_ms is None:
-        return f"- **With SHARP:** not available on {rec.fabric.name}: SHARP reduces in InfiniBand switches (Quantum)."
+        return (
+            f"- **With SHARP:** not available on {rec.fabric.name}: SHARP reduces in InfiniBand switches "
+            f"(Quantum). _(Source: {SHARP_SOURCE})_"
+        )
     return (
         f"- **All-reduce with SHARP:** about {markdown.duration(perf.in_network_allreduce_ms)} instead of "
         f"{markdown.duration(perf.allreduce_ms)}: the switches reduce the data, so each GPU sends its buffer "
-        "once instead of 2(n-1)/n times (NCCL's CollNet with the SHARP plugin)."
+        f"once instead of 2(n-1)/n times (NCCL's CollNet with the SHARP plugin). _(Source: {SHARP_SOURCE})_"
     )
 
 
-def _latency_line(rec: Recommendation) -> str:
-    """ "The expected all-reduce latency": the time one all-reduce takes (above), which at
-    a training step's buffer is set by bandwidth; the fabric's own latency per switch hop
-    matters for small messages only."""
-    perf = rec.performance
-    if perf.allreduce_ms is None:
-        return f"- **Latency:** about {rec.fabric.latency_us} µs per switch hop on {rec.fabric.name}."
-    return (
-        f"- **All-reduce latency:** one all-reduce of the gradients takes about {markdown.duration(perf.allreduce_ms)} "
-        f"end to end, bound by bandwidth at this size; {rec.fabric.name} adds about {rec.fabric.latency_us} µs per "
-        "switch hop, which matters only for small messages."
+def _latency_line(rec: Recommendation, of_allreduce: bool = False) -> str:
+    """ "Latency between nodes?": the fabric's latency per switch hop and the most switches
+    a server-to-server path crosses (up to the top tier and back down: 2 x tiers - 1); the
+    all-reduce's own time leads when that is the latency asked ("the expected all-reduce
+    latency"), which at a training step's buffer is set by bandwidth, not by hops."""
+    t = rec.topology
+    if t.tiers == 0:
+        return f"- **Latency:** no switch between GPUs: {markdown.topology_line(t)}."
+    hops = 2 * t.tiers - 1
+    path = (
+        f"about {rec.fabric.latency_us} µs per switch hop on {rec.fabric.name}, over at most {hops} "
+        f"switch{'es' if hops != 1 else ''} between two servers ({t.tiers} tier{'s' if t.tiers != 1 else ''}: "
+        "up to the top and back down)"
     )
+    allreduce_ms = rec.performance.allreduce_ms
+    if of_allreduce and allreduce_ms is not None:
+        line = (
+            f"- **All-reduce latency:** one all-reduce of the gradients takes about "
+            f"{markdown.duration(allreduce_ms)} end to end, bound by bandwidth at this size; the fabric adds "
+            f"{path}, which matters only for small messages"
+        )
+    else:
+        line = f"- **Latency:** {path}"
+        if allreduce_ms is not None:
+            line += (
+                f"; one all-reduce of the gradients takes about {markdown.duration(allreduce_ms)}, set by "
+                "bandwidth at this size: switch latency matters for small messages only"
+            )
+    return f"{line}. _(Source: {LATENCY_SOURCE})_"
 
 
 def _storage_lines(rec: Recommendation) -> list[str]:
@@ -352,8 +386,8 @@ def design_answer(
             lines.append(sized)
         elif topic == "allreduce" and _SHARP.search(question):
             lines += [markdown.design_line(rec, topic), _sharp_line(rec)]
-        elif topic == "allreduce" and _LATENCY.search(question):
-            lines += [markdown.design_line(rec, topic), _latency_line(rec)]
+        elif topic == "latency":
+            lines.append(_latency_line(rec, of_allreduce="allreduce" in topics))
         elif topic in markdown.DESIGN_LINES:
             lines.append(markdown.design_line(rec, topic))
             if topic == "switches":

@@ -259,6 +259,28 @@ def read_scale(match: Match) -> Reading | None:
     )
 
 
+@handler("added", "limits")
+def read_added(match: Match) -> Reading | None:
+    """A size grown by a count in a unit: "two more racks", "another 64 GPUs" (the unit's
+    word as said; Extraction.size_added reads it as GPUs, servers or racks)."""
+    counts, units = match.role_tokens("size_added"), match.role_tokens("added_unit")
+    if not counts or not units:
+        return None
+    low, high = match.rule["limits"]
+    count = _count(_value(match.doc, counts[0]), (low, high))
+    if count is None:
+        return None
+    return Reading(
+        match.rule["name"],
+        "added",
+        match.start,
+        match.end,
+        {"size_added": count, "added_unit": match.doc[units[0]].lower_},
+        {"size_added": (match.start, match.end), "added_unit": (units[0], units[0] + 1)},
+        _claims("quantity", [counts[0]]),
+    )
+
+
 def _bare_rack(token: Token) -> bool:
     """ "NVL72" without its GPU ("24 NVL72 racks of GB300"): the rack of whichever GPU the
     text names, GB200 only when it names none."""

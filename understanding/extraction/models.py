@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from knowledge import catalogue
 from rules.models import ProfileDraft
+from understanding.extraction.systems import rack_of
 
 
 class Span(BaseModel):
@@ -69,6 +71,35 @@ class Correction(BaseModel):
     new: float | None = Field(default=None, description="The value meant, when stated bare.", examples=[256])
 
 
+class SizeAdded(BaseModel):
+    """A size grown by a count: "two more racks" is 2 racks, "another 64 GPUs" 64 GPUs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    count: int = Field(ge=1, description="How many more.", examples=[2])
+    unit: Literal["gpus", "nodes", "racks"] = Field(description="What is counted.", examples=["racks"])
+
+    @classmethod
+    def of(cls, count: int, word: str) -> SizeAdded:
+        """From the unit's word as said ("racks", "DGX", "GPUs")."""
+        unit = "racks" if word.startswith("rack") else "gpus" if word.startswith(("gpu", "accel")) else "nodes"
+        return cls(count=count, unit=unit)
+
+    def grown(self, earlier: ProfileDraft, server_gpus: int | None, rack_gpus: int | None) -> ProfileDraft | None:
+        """The earlier cluster grown by this count, in whole servers, the server shape kept
+        (ProfileDraft.scaled); None when earlier turns gave no size, or racks are added to
+        servers that do not come in racks of a fixed size. `server_gpus` and `rack_gpus`:
+        the GPUs of the model's server and rack (when earlier turns did not say)."""
+        per_node = earlier.gpus_per_node or server_gpus
+        gpus = earlier.gpu_count or (earlier.node_count * per_node if earlier.node_count and per_node else None)
+        if gpus is None:
+            return None
+        added = {"gpus": self.count, "nodes": self.count * (per_node or 0), "racks": self.count * (rack_gpus or 0)}
+        if not added[self.unit]:
+            return None
+        return earlier.scaled((gpus + added[self.unit]) / gpus)
+
+
 class Extraction(BaseModel):
     """The workload details found in one question, with their spans."""
 
@@ -92,6 +123,12 @@ class Extraction(BaseModel):
 
     correction: Correction | None = Field(
         default=None, description='A value taken back ("sorry, 256 not 128"), for the profile of earlier turns.'
+    )
+
+    size_added: SizeAdded | None = Field(
+        default=None,
+        description='A growth of the cluster ("two more racks", "another 64 GPUs"), for the size of earlier '
+        "turns; set only when the text states no size of its own.",
     )
 
     def corrected_field(self, earlier: ProfileDraft) -> str | None:
@@ -121,6 +158,11 @@ class Extraction(BaseModel):
         if self.size_factor is not None:
             with contextlib.suppress(ValidationError):
                 base = earlier.scaled(self.size_factor)
+        if self.size_added is not None:
+            with contextlib.suppress(ValidationError):
+                shape, server = rack_of(earlier.gpu_model), catalogue.server_for(earlier.gpu_model)
+                rack_gpus = shape.unit_gpus if shape else None
+                base = self.size_added.grown(earlier, server.gpus if server else None, rack_gpus) or base
         return base.merged(self.profile)
 
     def _corrected(self, earlier: ProfileDraft, field: str) -> ProfileDraft:

@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 
 from rules.models import MAX_GPUS, ProfileDraft
 from understanding.extraction.handlers import COUNT_FIELDS
-from understanding.extraction.models import Correction, Extraction, Span
+from understanding.extraction.models import Correction, Extraction, SizeAdded, Span
 from understanding.extraction.readings import Reading
 from understanding.extraction.resources import load
 from understanding.extraction.systems import rack_of
@@ -121,6 +121,7 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None, known_mo
     for name in load("rules").get("internal", []):
         decisions.pop(name, None)
     factor = decisions.pop("size_factor", None)
+    added, added_unit = decisions.pop("size_added", None), decisions.pop("added_unit", None)
     taken_back, meant = decisions.pop("corrected_old", None), decisions.pop("corrected_new", None)
     correction = (
         Correction(old=float(taken_back.value), new=float(meant.value) if meant is not None else None)
@@ -128,7 +129,7 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None, known_mo
         else None
     )
     if any(name in decisions for name in COUNT_FIELDS):
-        factor = None  # "what if we doubled to 512 GPUs?" states the size itself
+        factor = added = None  # "what if we doubled to 512 GPUs?" states the size itself
     profile, kept = _profile(decisions)
     spans = []
     for field, decision in [(field, decisions[field]) for field in kept] + (
@@ -154,6 +155,7 @@ def resolve(doc: Doc, readings: list[Reading], text: str | None = None, known_mo
         spans=spans,
         rejected=rejected,
         size_factor=factor.value if factor else None,
+        size_added=SizeAdded.of(int(added.value), str(added_unit.value)) if added and added_unit else None,
         correction=correction,
     )
 
