@@ -426,3 +426,14 @@ def test_a_follow_up_after_a_knowledge_answer_leans_on_it(chat):
     reply = chat.say("is the spec actually finished?")
     assert "Ultra Ethernet" in reply or "UEC" in reply
     assert chat.slots()["dialogue_context"]["question"].startswith("is the spec actually finished?")
+
+
+def test_the_chat_answers_a_follow_up_the_classifier_took_for_details_or_capabilities(chat):
+    """ "and to a leaf 40m away" reads like details to the classifier and "what should i
+    check first" like "what can you do?": both lean on the last answer, as on /v1/ask."""
+    chat.say("which cable between a gpu server and the leaf in the same rack at 400g")
+    reply = chat.say("and to a leaf 40m away")
+    assert "To size the network" not in reply and "SR4" in reply
+    chat.say("all_reduce_perf across 2 ndr nodes gives me 20 gb/s busbw, is that bad")
+    assert "size a cluster's network" not in chat.say("what should i check first")
+    assert "size a cluster's network" in chat.say("what can you do?")

@@ -510,3 +510,8 @@ def test_racks_added_to_rack_scale_systems_grow_the_cluster_by_whole_racks():
 def test_servers_added_without_a_stated_server_shape_use_the_models_server():
     earlier = extract("128 h100 for training").profile
     assert extract("what about 16 more nodes?").applied_to(earlier).gpu_count == 256
+
+
+def test_a_count_added_without_more_is_the_size_itself():
+    result = extract("We want to add 256 H100 GPUs for inference and reuse Ethernet.")
+    assert result.size_added is None and result.profile.gpu_count == 256

@@ -124,7 +124,18 @@ class ActionCapabilities(AdvisorAction):
         decided = respond.turn(tracker)
         if decided.decision.want == Want.design and decided.shown is not None:  # "what NICs would you use?"
             return respond.respond(dispatcher, tracker, capabilities)
+        if respond.leans_on_last_answer(decided) and not _addresses_the_advisor(decided.question):
+            # "what should i check first" after an answer on slow busbw, not "what can you do?"
+            return respond.respond(dispatcher, tracker, capabilities)
         return capabilities()
+
+
+#: words that address the advisor itself: "what can you do?", "what are your limits?"
+_YOU = frozenset({"you", "your", "yours", "yourself", "u", "ur"})
+
+
+def _addresses_the_advisor(text: str) -> bool:
+    return any(word.strip("?!.,'").lower() in _YOU for word in text.split())
 
 
 class ActionOutOfScope(ActionFallback):

@@ -146,6 +146,13 @@ def turn(tracker: Tracker) -> service.Turn:
     return decided
 
 
+def leans_on_last_answer(decided: service.Turn) -> bool:
+    """The message was answered as a follow-up of the last answer: the question looked up
+    carries what it left out of the last one ("what should i check first (nccl busbw)")."""
+    looked_up = decided.context.question
+    return decided.kind == AskKind.answer and looked_up != decided.question and looked_up.startswith(decided.question)
+
+
 def answered_from_design(
     dispatcher: CollectingDispatcher, tracker: Tracker, *, excluding: tuple[str, ...] = ()
 ) -> bool:
