@@ -41,6 +41,7 @@ from spacy.util import filter_spans
 from advisor.models import DialogueContext
 from knowledge import sources
 from understanding import query
+from understanding.extraction.extractor import fabrics_named
 from understanding.extraction.tokens import plain_english
 
 DATA_FILE = Path(__file__).with_name("dialogue.yaml")
@@ -180,4 +181,8 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     else:
         added = last_rest if names else [*last_names, *last_rest]
     added = [word for word in added if word not in question.lower()]
+    if fabrics_named(question):
+        # "is either of them needed on InfiniBand?" after RoCE's PFC and ECN: the question's
+        # fabric takes the last one's place, which would pull the search back to it
+        added = [word for word in added if not fabrics_named(word)]
     return f"{question} ({' '.join(added)})" if added else question
