@@ -54,7 +54,7 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     if context is None or not context.question or not dialogue.is_elliptical(question):
         return question
     own = dialogue.names(question)
-    words = {word.strip("?.!,").lower() for word in question.split()}
+    words = dialogue.words_of(question)
     looked_up = dialogue.resolve(question, context)
     if own and words & _POINTERS and looked_up == question and not swaps_fabric(question, context):
         # the last question was about its subject alone ("what is SHARP?"): "it" is that subject

@@ -60,6 +60,7 @@ class _Vocabulary(BaseModel):
     names: list[str]
     generic: list[str]
     weak: list[str]
+    compares: list[str]
 
 
 @cache
@@ -100,6 +101,11 @@ def _spans(kind: str, doc: Doc) -> list[tuple[int, int]]:
     """The matches of one kind, the longest where they overlap ("ultra ethernet", not "ethernet")."""
     spans = filter_spans([doc[start:end] for _, start, end in _matchers()[kind](doc)])
     return [(span.start, span.end) for span in spans]
+
+
+def words_of(text: str) -> set[str]:
+    """The text's words, lower-cased, without the punctuation around them."""
+    return {word.strip("?!.,;:()'\"").lower() for word in text.split()}
 
 
 def is_elliptical(question: str) -> bool:
@@ -165,7 +171,7 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     # question named ("and xdr?"): the title's other names ("InfiniBand generations, EDR,
     # HDR, NDR, XDR") would keep the follow-up on the same entry ("which switch does that")
     titled = [name for name in _split(context.topic)[0] if "_" not in name]
-    if last_names and points_back(question):
+    if last_names and points_back(question) and not names:
         titled = []
     last_names = list(dict.fromkeys([*last_names, *titled]))
     if (says_enough(question) or points_back(question)) and not names and last_names:
@@ -181,8 +187,9 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     else:
         added = last_rest if names else [*last_names, *last_rest]
     added = [word for word in added if word not in question.lower()]
-    if fabrics_named(question):
+    if fabrics_named(question) and not words_of(question) & set(_vocabulary().compares):
         # "is either of them needed on InfiniBand?" after RoCE's PFC and ECN: the question's
-        # fabric takes the last one's place, which would pull the search back to it
+        # fabric takes the last one's place, which would pull the search back to it (but
+        # "how does it differ from RoCE v2?" after Ultra Ethernet compares the two)
         added = [word for word in added if not fabrics_named(word)]
     return f"{question} ({' '.join(added)})" if added else question

@@ -90,8 +90,11 @@ def slots_before_turn(tracker: Tracker) -> dict[str, Any]:
 
 
 def _before(tracker: Tracker) -> ProfileDraft | None:
+    """What earlier turns established; an empty profile (not None) while the sizing form
+    asks its questions, so a bare detail ("gb200") continues the sizing going on."""
     before = profile.draft_from_slots(slots_before_turn(tracker))
-    return before if before.model_dump(exclude_none=True) else None
+    asking = tracker.active_loop_name == "sizing_form" and bool(tracker.get_slot("requested_slot"))
+    return before if before.model_dump(exclude_none=True) or asking else None
 
 
 def _key(tracker: Tracker, before: ProfileDraft | None) -> tuple[str, ...]:
@@ -102,7 +105,7 @@ def _key(tracker: Tracker, before: ProfileDraft | None) -> tuple[str, ...]:
         tracker.sender_id,
         str(_latest_user_index(tracker)),
         profile.latest_text(tracker),
-        before.model_dump_json(exclude_none=True) if before else "",
+        before.model_dump_json(exclude_none=True) if before is not None else "",
         str(tracker.get_slot(profile.RECOMMENDATION_SLOT) or ""),
         repr(context),
     )
