@@ -41,7 +41,7 @@ from spacy.util import filter_spans
 from advisor.models import DialogueContext
 from knowledge import sources
 from understanding import query
-from understanding.extraction.extractor import fabrics_named
+from understanding.extraction.extractor import fabrics_named, gpus_named
 from understanding.extraction.tokens import plain_english
 
 DATA_FILE = Path(__file__).with_name("dialogue.yaml")
@@ -187,9 +187,12 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     else:
         added = last_rest if names else [*last_names, *last_rest]
     added = [word for word in added if word not in question.lower()]
-    if fabrics_named(question) and not words_of(question) & set(_vocabulary().compares):
-        # "is either of them needed on InfiniBand?" after RoCE's PFC and ECN: the question's
-        # fabric takes the last one's place, which would pull the search back to it (but
-        # "how does it differ from RoCE v2?" after Ultra Ethernet compares the two)
-        added = [word for word in added if not fabrics_named(word)]
+    if not words_of(question) & set(_vocabulary().compares):
+        # "is either of them needed on InfiniBand?" after RoCE's PFC and ECN, "and in the
+        # H100 version?" after the B200 SuperPOD: the question's fabric or GPU takes the last
+        # one's place, which would pull the search back to it (but "how does it differ from
+        # RoCE v2?" after Ultra Ethernet compares the two)
+        for named in (fabrics_named, gpus_named):
+            if named(question):
+                added = [word for word in added if not named(word)]
     return f"{question} ({' '.join(added)})" if added else question

@@ -25,4 +25,4 @@ class ActionAnswerKnowledge(AdvisorAction):
             output.say(dispatcher, tracker, replies.text("unknown_question"))
             return []
 
-        return respond.respond(dispatcher, tracker, unknown)
+        return respond.respond(dispatcher, tracker, unknown, terms_are_questions=True)

@@ -81,7 +81,7 @@ class ActionExplain(AdvisorAction):
                 output.say(dispatcher, tracker, replies.text("no_recommendation"))
                 return []
 
-            return respond.respond(dispatcher, tracker, nothing_to_explain)
+            return respond.respond(dispatcher, tracker, nothing_to_explain, terms_are_questions=True)
         why_not = extraction.fabrics_named(profile.latest_text(tracker))  # "why not RoCE?"
         output.say(dispatcher, tracker, markdown.why_markdown(rec, why_not))
         return remember(tracker, rec)

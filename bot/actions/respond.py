@@ -90,11 +90,8 @@ def slots_before_turn(tracker: Tracker) -> dict[str, Any]:
 
 
 def _before(tracker: Tracker) -> ProfileDraft | None:
-    """What earlier turns established; an empty profile (not None) while the sizing form
-    asks its questions, so a bare detail ("gb200") continues the sizing going on."""
     before = profile.draft_from_slots(slots_before_turn(tracker))
-    asking = tracker.active_loop_name == "sizing_form" and bool(tracker.get_slot("requested_slot"))
-    return before if before.model_dump(exclude_none=True) or asking else None
+    return before if before.model_dump(exclude_none=True) else None
 
 
 def _key(tracker: Tracker, before: ProfileDraft | None) -> tuple[str, ...]:
@@ -105,7 +102,7 @@ def _key(tracker: Tracker, before: ProfileDraft | None) -> tuple[str, ...]:
         tracker.sender_id,
         str(_latest_user_index(tracker)),
         profile.latest_text(tracker),
-        before.model_dump_json(exclude_none=True) if before is not None else "",
+        before.model_dump_json(exclude_none=True) if before else "",
         str(tracker.get_slot(profile.RECOMMENDATION_SLOT) or ""),
         repr(context),
     )
@@ -179,12 +176,14 @@ def respond(
     otherwise: Callable[[], list[EventType]],
     *,
     min_relevance: float = 0.0,
+    terms_are_questions: bool = False,
     unchanged: str = "",
     unknown_words_otherwise: bool = False,
 ) -> list[EventType]:
     """Render the service's decision on the latest message; `otherwise` when it is no
-    question the knowledge base answers (at least `min_relevance`) and no sizing: the
-    service's kind decides, as on `/v1/ask`. `unchanged`: what to say when a sizing gives the design
+    question the knowledge base answers (at least `min_relevance`) and no sizing. With
+    `terms_are_questions` (Rasa heard a question) a bare term ("SHARP", "rail-optimized
+    topology") is looked up too. `unchanged`: what to say when a sizing gives the design
     already shown (a what-if that changes nothing). `unknown_words_otherwise`: a message
     declined only for naming nothing of the domain ("qwzx blorp") gets `otherwise` (the
     fallback's "didn't understand" and what the advisor does); an errand is declined on
@@ -204,9 +203,11 @@ def respond(
     )
     if want == Want.sizing or (completed and want != Want.question):
         return size(dispatcher, tracker, decided, unchanged=unchanged)
-    # what the API answers, the chat answers: a question, a bare term, a follow-up leaning
-    # on the last answer ("and to a leaf 40m away" after a cable answer)
-    if decided.kind == AskKind.answer and decided.answer is not None and decided.relevance >= min_relevance:
+    # a question; a bare term where Rasa heard a question; a follow-up leaning on the last
+    # answer, whatever Rasa heard ("and to a leaf 40m away" after a cable answer reads like
+    # details); not a bare detail the sizing form asked for ("gb200", "need a design")
+    asked = want == Want.question or (terms_are_questions and want == Want.other) or leans_on_last_answer(decided)
+    if asked and decided.answer is not None and decided.relevance >= min_relevance:
         output.say(dispatcher, tracker, markdown.answer_markdown(decided.answer))
         return [SlotSet(CONTEXT_SLOT, decided.context.model_dump())]
     return otherwise()

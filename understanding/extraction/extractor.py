@@ -91,6 +91,13 @@ def fabrics_named(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def gpus_named(text: str) -> list[str]:
+    """The GPU models a text names ("and in the H100 version?" -> ["H100"])."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    return list(dict.fromkeys(str(t._.get(VALUE)) for t in analysed(text) if t.ent_type_ == "GPU"))
+
+
 def cues_of(text: str) -> Cues:
     """The cues of `text`, from the pipeline's run over it (shared with `extract(text)`:
     the run is remembered, so asking both tokenizes the text once)."""
