@@ -244,9 +244,9 @@ def understand_message(
     extraction, merged = revision.extraction, revision.merged
     # a relative size ("double it") or a value taken back changes the design on the table
     # as a new count would
-    resized = (
-        extraction.size_factor is not None or extraction.size_added is not None or revision.corrects
-    ) and (merged != earlier)
+    resized = (extraction.size_factor is not None or extraction.size_added is not None or revision.corrects) and (
+        merged != earlier
+    )
     top = _top_hit(question)
     decision = understand.understand(
         question,

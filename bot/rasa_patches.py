@@ -42,4 +42,4 @@ def check_action_answers_against_a_checked_schema() -> None:
             )
             raise e
 
-    RemoteAction._validate_action_result = _validate_action_result  # type: ignore[method-assign]
+    RemoteAction._validate_action_result = _validate_action_result

@@ -488,7 +488,10 @@ def test_who_asks():
     ("text", "said"),
     [
         ("h100 x 12288 training on roce, need pfc/ecn guidance too", "ECN"),
-        ("We will train on 128 HGX H200 systems. Please recommend the fabric and the NCCL settings we should start from.", "NCCL"),
+        (
+            "We will train on 128 HGX H200 systems. Please recommend the fabric and the NCCL settings we should start from.",
+            "NCCL",
+        ),
     ],
 )
 def test_guidance_or_settings_asked_beside_a_request_are_answered_beside_the_design(text, said):

@@ -63,7 +63,8 @@ def resolve(question: str, context: DialogueContext | None) -> str:
         return f"{question} ({' '.join(added)})" if added else question
     if own or not context.topic or dialogue.says_enough(question):
         return looked_up
-    if words & _POINTERS and looked_up != question and dialogue.names(context.question.partition(" (")[0]):
+    asked = dialogue.names(context.question.partition(" (")[0])
+    if words & _POINTERS and looked_up != question and asked and set(dialogue.names(context.topic)) - set(asked):
         # "that" is the last question's own subject, added ("which switch does that (xdr)"):
         # the title's other names would keep the follow-up on the last entry
         return looked_up

@@ -171,7 +171,7 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     # question named ("and xdr?"): the title's other names ("InfiniBand generations, EDR,
     # HDR, NDR, XDR") would keep the follow-up on the same entry ("which switch does that")
     titled = [name for name in _split(context.topic)[0] if "_" not in name]
-    if last_names and points_back(question) and not names:
+    if last_names and points_back(question) and not names and set(titled) - set(last_names):
         titled = []
     last_names = list(dict.fromkeys([*last_names, *titled]))
     if (says_enough(question) or points_back(question)) and not names and last_names:

@@ -23,8 +23,8 @@ from advisor.render import markdown
 from knowledge.search import CALCULATION, SIZED, Entry
 from rules.models import ProfileDraft, Recommendation
 from understanding import understand
-from understanding.extraction.extractor import cues_of
 from understanding.extraction import extract
+from understanding.extraction.extractor import cues_of
 
 #: design topics a count question can ask of a named cluster (understanding/extraction/data/cues.yaml `design`)
 COUNTED_TOPICS = ("servers", "racks", "switches", "nics", "ports", "cables", "topology", "power", "allreduce")

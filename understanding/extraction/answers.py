@@ -18,7 +18,11 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
     """A reading giving `expecting` the reply's one unclaimed whole number, if there is
     exactly one and no pattern already read a size, a scale or a growth ("128", "we have
     128", "about 200")."""
-    sizes = {*COUNT_FIELDS, "size_factor", "size_added"}  # a size stated, scaled or grown ("two more racks ... all four")
+    sizes = {
+        *COUNT_FIELDS,
+        "size_factor",
+        "size_added",
+    }  # a size stated, scaled or grown ("two more racks ... all four")
     if expecting not in COUNT_FIELDS or any(reading.values.keys() & sizes for reading in readings):
         return []
     claimed = {index for reading in readings for namespace, index in reading.claims if namespace == "quantity"}

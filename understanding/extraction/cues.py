@@ -33,7 +33,9 @@ from understanding.extraction.schemas import MACRO_NAME, DataFileError
 #: doc.user_data key of the cues found: a tuple of `Cue`
 CUES = "fabric_advisor_cues"
 #: the groups understanding.understand reads besides the design topics
-Group = Literal["sizing", "knowledge", "deictic", "reported", "side", "change", "about", "errand", "domain", "counting", "one_unit"]
+Group = Literal[
+    "sizing", "knowledge", "deictic", "reported", "side", "change", "about", "errand", "domain", "counting", "one_unit"
+]
 GROUPS: tuple[Group, ...] = (
     "sizing",
     "knowledge",
