@@ -64,11 +64,11 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     if own or not context.topic or dialogue.says_enough(question):
         return looked_up
     asked = dialogue.names(context.question.partition(" (")[0])
-    if words & _POINTERS and looked_up != question and asked and set(dialogue.names(context.topic)) - set(asked):
-        # "that" is the last question's own subject, added ("which switch does that (xdr)"):
-        # the title's other names would keep the follow-up on the last entry
-        return looked_up
     missing = [word for word in _title_words(context.topic) if word.lower() not in looked_up.lower()]
+    if words & _POINTERS and asked:
+        # "that" is the last question's own subject ("which switch does that (xdr)"): the
+        # title's names of its siblings would keep the follow-up on the last entry
+        missing = [word for word in missing if not dialogue.siblings(word.lower(), asked)]
     if not missing:
         return looked_up
     if looked_up.endswith(")"):

@@ -103,6 +103,15 @@ def _spans(kind: str, doc: Doc) -> list[tuple[int, int]]:
     return [(span.start, span.end) for span in spans]
 
 
+def siblings(word: str, subject: list[str]) -> bool:
+    """`word` names another fabric or GPU than the subject's own ("hdr" beside "xdr")."""
+    for named in (fabrics_named, gpus_named):
+        kinds = [found for name in subject for found in named(name)]
+        if kinds and named(word) and not set(named(word)) <= set(kinds):
+            return True
+    return False
+
+
 def words_of(text: str) -> set[str]:
     """The text's words, lower-cased, without the punctuation around them."""
     return {word.strip("?!.,;:()'\"").lower() for word in text.split()}
@@ -171,8 +180,8 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     # question named ("and xdr?"): the title's other names ("InfiniBand generations, EDR,
     # HDR, NDR, XDR") would keep the follow-up on the same entry ("which switch does that")
     titled = [name for name in _split(context.topic)[0] if "_" not in name]
-    if last_names and points_back(question) and not names and set(titled) - set(last_names):
-        titled = []
+    if points_back(question) and not names:
+        titled = [name for name in titled if not siblings(name, last_names)]
     last_names = list(dict.fromkeys([*last_names, *titled]))
     if (says_enough(question) or points_back(question)) and not names and last_names:
         # "which env var shows what transport it picked?", "which connector does that use?":
