@@ -116,7 +116,9 @@ MEMORY_SOURCE = (
 _PRECISION = re.compile(r"\b(?P<p>bf16|fp16|float16|bfloat16|fp8|int8|fp32|float32|tf32|int4|fp4|nvfp4)\b", re.I)
 _PRECISION_BYTES: dict[str, float] = {"bf16": 2, "fp16": 2, "float16": 2, "bfloat16": 2, "fp8": 1, "int8": 1, "fp32": 4}
 _PRECISION_BYTES |= {"float32": 4, "tf32": 4, "int4": 0.5, "fp4": 0.5, "nvfp4": 0.5}
-_MODEL_SIZE = re.compile(r"(?<![\d.])(?P<n>\d{1,4}(?:\.\d+)?)\s*(?P<u>[bt])\b", re.I)
+_GRADIENTS = re.compile(r"\bgrad(?:ient)?s?\b", re.I)
+# "405B", "7-billion-parameter", "1.8 trillion"
+_MODEL_SIZE = re.compile(r"(?<![\d.])(?P<n>\d{1,4}(?:\.\d+)?)\s*-?\s*(?P<u>[bt]|billion|trillion)\b", re.I)
 # "8 x H100 80 GB", "8x 141GB": GPUs and the memory of each
 _GPU_MEMORY = re.compile(r"(?<![\d.])(?P<g>\d{1,3})\s*x\s*(?:[a-z0-9-]{1,20}\s+){0,2}?(?P<m>\d{2,3})\s*gb\b", re.I)
 
@@ -127,11 +129,13 @@ def model_memory(text: str) -> Entry | None:
     precision, size = _PRECISION.search(text), _MODEL_SIZE.search(text)
     if not precision or not size:
         return None
-    params_b = float(size["n"]) * (1000 if size["u"].lower() == "t" else 1)
+    params_b = float(size["n"]) * (1000 if size["u"].lower().startswith("t") else 1)
     width = _PRECISION_BYTES[precision["p"].lower()]
     weights_gb = params_b * width
     name = precision["p"].upper()
     lead = f"About {weights_gb:,.0f} GB of weights: {params_b:g}B parameters x {width:g} bytes ({name})"
+    if _GRADIENTS.search(text):  # data parallelism all-reduces one gradient per parameter
+        lead += f"; the gradients all-reduced each step are one per parameter too: about {weights_gb:,.0f} GB"
     gpus = _GPU_MEMORY.search(text)
     if gpus:
         capacity = int(gpus["g"]) * int(gpus["m"])

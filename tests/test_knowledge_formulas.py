@@ -97,3 +97,10 @@ def test_model_weights_are_parameters_times_the_bytes_of_their_precision(questio
 def test_weights_larger_than_the_gpus_named_are_said_not_to_fit():
     found = calculation("Will Llama 3.1 405B in BF16 fit on one server of 8 x H100 80 GB?")
     assert found is not None and "8 x 80 GB = 640 GB: it does not fit" in found.text
+
+
+def test_a_model_size_written_in_words_gives_its_gradients_at_a_precision():
+    hit = calculation(
+        "How many bytes of gradients must be all-reduced per step for a 7-billion-parameter model trained in BF16?"
+    )
+    assert hit is not None and "one per parameter too: about 14 GB" in hit.text
