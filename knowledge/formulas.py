@@ -118,7 +118,7 @@ _PRECISION_BYTES: dict[str, float] = {"bf16": 2, "fp16": 2, "float16": 2, "bfloa
 _PRECISION_BYTES |= {"float32": 4, "tf32": 4, "int4": 0.5, "fp4": 0.5, "nvfp4": 0.5}
 _GRADIENTS = re.compile(r"\bgrad(?:ient)?s?\b", re.I)
 # "405B", "7-billion-parameter", "1.8 trillion"
-_MODEL_SIZE = re.compile(r"(?<![\d.])(?P<n>\d{1,4}(?:\.\d+)?)\s*-?\s*(?P<u>[bt]|billion|trillion)\b", re.I)
+_MODEL_SIZE = re.compile(r"(?<![\d.])(?P<n>\d{1,4}(?:\.\d+)?)\s*(?:-\s*)?(?P<u>[bt]|billion|trillion)\b", re.I)
 # "8 x H100 80 GB", "8x 141GB": GPUs and the memory of each
 _GPU_MEMORY = re.compile(r"(?<![\d.])(?P<g>\d{1,3})\s*x\s*(?:[a-z0-9-]{1,20}\s+){0,2}?(?P<m>\d{2,3})\s*gb\b", re.I)
 
