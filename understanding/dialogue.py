@@ -176,9 +176,9 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     names, rest = _split(question)
     last_names, last_rest = _split(context.question)
     # the subject is also what the answer was titled by ("PFC (Priority Flow Control)"), but
-    # not a setting it named ("NCCL_SOCKET_IFNAME" answered one question about NCCL), and not where "that" points at a subject the last
-    # question named ("and xdr?"): the title's other names ("InfiniBand generations, EDR,
-    # HDR, NDR, XDR") would keep the follow-up on the same entry ("which switch does that")
+    # not a setting it named ("NCCL_SOCKET_IFNAME" answered one question about NCCL), nor,
+    # where "that" points at the subject the last question named ("and xdr?"), the title's
+    # names of its siblings (HDR, NDR): they would keep "which switch does that" on that entry
     titled = [name for name in _split(context.topic)[0] if "_" not in name]
     if points_back(question) and not names:
         titled = [name for name in titled if not siblings(name, last_names)]

@@ -89,10 +89,10 @@ def is_question(text: str) -> bool:
     "256 h200 on rocev2, what pfc settings too" is a request with a question beside it),
     else where it gives the count ("on a 2 node test busbw beats the NIC?? is nccl lying")."""
     cues = cues_of(text)
-    spans = _clause_spans(cues.text)
-    counted = [(start, end) for start, end in spans if _gives_a_count(cues.text[start:end])]
     if _asks(cues, 0, len(text)):
         return True
+    spans = _clause_spans(cues.text)
+    counted = [(start, end) for start, end in spans if _gives_a_count(cues.text[start:end])]
     return any(_asks(cues, start, end) for start, end in (counted or spans))
 
 
@@ -357,6 +357,7 @@ def message_facts(
 ) -> dict[str, bool]:
     """The facts of understanding/decisions.yaml for one message, each computed once."""
     new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
+    cues = cues_of(question)
     return {
         "question": is_question(question),
         "reported": asks_about_reported_figures(question),
@@ -368,7 +369,7 @@ def message_facts(
         # per GPU?"): a figure asked next is asked of it too, without "it" or "our"
         "points_at_design": about_shown_design(question) or (follows_design and design_shown),
         "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
-        or (found.gpu_model is not None and cues_of(question).has("change")),
+        or (found.gpu_model is not None and cues.has("change")),
         "asks_only_about": asks_only_about(question),
         "asks_for_design": asks_for_design(question),
         "calculated": calculated,
@@ -380,8 +381,8 @@ def message_facts(
         "gives_details": bool(found.model_dump(exclude_none=True)),
         "earlier_profile": given is not None,
         "corrects": corrects,
-        "one_unit": cues_of(question).has("one_unit"),
-        "errand": cues_of(question).has("errand"),
+        "one_unit": cues.has("one_unit"),
+        "errand": cues.has("errand"),
         "in_domain": in_domain(question),
         "follows_answer": follows_answer,
         "small_talk": small_talk.reply_key(question) is not None,

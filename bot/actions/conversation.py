@@ -14,7 +14,7 @@ from advisor.render import markdown
 from advisor.settings import settings
 from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
-from understanding import small_talk
+from understanding import dialogue, small_talk
 from understanding.understand import Want
 
 ACKNOWLEDGEMENTS = frozenset({"affirm", "deny"})
@@ -135,7 +135,7 @@ _YOU = frozenset({"you", "your", "yours", "yourself", "u", "ur"})
 
 
 def _addresses_the_advisor(text: str) -> bool:
-    return any(word.strip("?!.,'").lower() in _YOU for word in text.split())
+    return bool(dialogue.words_of(text) & _YOU)
 
 
 class ActionOutOfScope(ActionFallback):

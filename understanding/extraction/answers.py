@@ -13,17 +13,15 @@ from understanding.extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count
 from understanding.extraction.pipeline import VALUE
 from understanding.extraction.readings import Reading
 
+#: what a size stated, scaled or grown is read into ("two more racks ... all four": no bare count)
+_SIZES = frozenset({*COUNT_FIELDS, "size_factor", "size_added"})
+
 
 def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list[Reading]:
     """A reading giving `expecting` the reply's one unclaimed whole number, if there is
     exactly one and no pattern already read a size, a scale or a growth ("128", "we have
     128", "about 200")."""
-    sizes = {
-        *COUNT_FIELDS,
-        "size_factor",
-        "size_added",
-    }  # a size stated, scaled or grown ("two more racks ... all four")
-    if expecting not in COUNT_FIELDS or any(reading.values.keys() & sizes for reading in readings):
+    if expecting not in COUNT_FIELDS or any(reading.values.keys() & _SIZES for reading in readings):
         return []
     claimed = {index for reading in readings for namespace, index in reading.claims if namespace == "quantity"}
     numbers = [token for token in doc if token.ent_type_ == "NUM" and token.i not in claimed]
