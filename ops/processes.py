@@ -21,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import os
 import pwd
+import random
 import signal
 import socket
 import subprocess
@@ -45,11 +46,28 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 STOP_GRACE = 5.0  # SIGTERM, then SIGKILL: the whole stop stays well within 10 s
 
 
+#: below Linux's default ephemeral range (32768-60999), so no outgoing connection's local
+#: port (a test's HTTP client, a database connection) can land on a port we handed out
+_PORTS = range(20000, 32768)
+_handed_out: set[int] = set()
+_handed_out_lock = threading.Lock()
+
+
 def free_port() -> int:
-    """A TCP port nobody listens on right now (the OS picks it)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port nobody listens on right now and that this process has not handed out before.
+
+    Asking the OS for port 0 was racy: the port it picks lies in the ephemeral range, so a
+    client connection could take it before our server bound it, and the OS may pick the
+    same port twice when nothing is bound to it between two calls (two servers of one test
+    then collide). A random port below that range, never given twice, avoids both."""
+    rng = random.SystemRandom()
+    with _handed_out_lock:
+        for _ in range(1000):
+            port = rng.choice(_PORTS)
+            if port not in _handed_out and not port_taken(port):
+                _handed_out.add(port)
+                return port
+    raise RuntimeError(f"no free TCP port in {_PORTS.start}-{_PORTS.stop - 1} after 1000 tries")
 
 
 def port_taken(port: int, host: str = "127.0.0.1") -> bool:

@@ -5,7 +5,6 @@ POSTed to it (the webhook), and one that answers like Slack's chat.postMessage."
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,11 +17,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from ops.processes import free_port
 
 
 def closed_port() -> int:

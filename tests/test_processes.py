@@ -130,3 +130,22 @@ def test_a_child_started_from_a_short_lived_thread_outlives_that_thread(tmp_path
         assert child.poll() is None, f"the child died with the thread that started it (exit {child.returncode})"
     finally:
         stop(child)
+
+
+def test_free_ports_are_never_handed_out_twice_and_lie_below_the_ephemeral_range():
+    ports = [free_port() for _ in range(200)]
+    low, _high = (int(n) for n in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    assert len(set(ports)) == len(ports)
+    assert all(port < low for port in ports)
+
+
+def test_a_free_port_is_one_nothing_listens_on(monkeypatch: pytest.MonkeyPatch):
+    import ops.processes
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        monkeypatch.setattr(ops.processes, "_PORTS", range(taken, taken + 1))
+        with pytest.raises(RuntimeError, match="no free TCP port"):
+            free_port()
