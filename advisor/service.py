@@ -256,6 +256,7 @@ def understand_message(
         design_shown=shown is not None,
         knowledge_answers=top is not None,
         calculated=top is not None and top.kind == CALCULATION,
+        computed=top is not None and top.kind in COMPUTED_KINDS,
         changes=revision.changes if revision.corrects else None,
         changed=corrections.changed_line(revision),
         follows_design=context is not None and context.about == "design",

@@ -96,6 +96,17 @@ def is_question(text: str) -> bool:
     return any(_asks(cues, start, end) for start, end in (counted or spans))
 
 
+def count_clause_asks(text: str) -> bool:
+    """The clause that gives the count asks ("what does an InfiniBand fabric for 16 DGX H100
+    cost?"), rather than states what is built with a question beside it ("100k h100s,
+    colossus style build. 3 tier?"); with no counted clause, whether the text asks."""
+    cues = cues_of(text)
+    counted = [(start, end) for start, end in _clause_spans(cues.text) if _gives_a_count(cues.text[start:end])]
+    if not counted:
+        return is_question(text)
+    return any(_asks(cues, start, end) for start, end in counted)
+
+
 def _asks(cues: Cues, start: int, end: int) -> bool:
     return cues.has("knowledge", start, end) or cues.text[start:end].rstrip().endswith("?")
 
@@ -312,6 +323,7 @@ def decisions() -> list[Decision]:
 #: the facts every decision rule reads, in understanding/decisions.yaml's order
 FACTS = (
     "question",
+    "count_asked",
     "reported",
     "new_count",
     "sized",
@@ -322,6 +334,7 @@ FACTS = (
     "asks_only_about",
     "asks_for_design",
     "calculated",
+    "computed",
     "count_and_workload",
     "resized",
     "workload_named",
@@ -350,6 +363,7 @@ def message_facts(
     design_shown: bool,
     knowledge_answers: bool,
     calculated: bool,
+    computed: bool = False,
     corrects: bool = False,
     follows_design: bool = False,
     follows_answer: bool = False,
@@ -360,6 +374,7 @@ def message_facts(
     cues = cues_of(question)
     return {
         "question": is_question(question),
+        "count_asked": count_clause_asks(question),
         "reported": asks_about_reported_figures(question),
         "new_count": new_count,
         "sized": new_count or any(getattr(found, name) is not None for name in SIZE_FIELDS),
@@ -373,6 +388,7 @@ def message_facts(
         "asks_only_about": asks_only_about(question),
         "asks_for_design": asks_for_design(question),
         "calculated": calculated,
+        "computed": computed,
         "count_and_workload": new_count and found.workload is not None,
         "resized": resized,
         "workload_named": found.workload is not None,
@@ -432,6 +448,7 @@ def understand(
     design_shown: bool = False,
     knowledge_answers: bool = True,
     calculated: bool = False,
+    computed: bool = False,
     changes: list[Change] | None = None,
     changed: str = "",
     follows_design: bool = False,
@@ -446,6 +463,8 @@ def understand(
     table, `design_shown` whether a recommendation is on the table, `knowledge_answers`
     whether the knowledge base has an entry for it, `calculated` whether it asks for a sum
     with its own numbers ("time to all-reduce 14 GB over 400G": its "7B" is no cluster),
+    `computed` whether the knowledge base's best answer is computed with them (that sum, or
+    a count from a design sized for the cluster it names),
     `changes` what a correction of earlier turns changed (understanding.corrections.revise) and
     `changed` the line that says so, `follows_design` whether the last answer was about
     the design on the table (understanding.context), `follows_answer` whether there is an
@@ -463,6 +482,7 @@ def understand(
         design_shown=design_shown,
         knowledge_answers=knowledge_answers,
         calculated=calculated,
+        computed=computed,
         corrects=bool(changes),
         follows_design=follows_design,
         follows_answer=follows_answer,
