@@ -533,7 +533,9 @@ def test_a_growth_after_a_design_resizes_it():
 def test_a_build_stated_with_a_question_beside_it_is_sized_not_answered_from_the_guide():
     # the count is in a statement ("100k h100s, colossus style build."), the questions are
     # beside it: the build is sized (its workload asked for) and the tier question answered
-    result = service.ask("100k h100s, colossus style build. 3 tier? what does the top layer even look like at that size")
+    result = service.ask(
+        "100k h100s, colossus style build. 3 tier? what does the top layer even look like at that size"
+    )
     assert result.kind == AskKind.clarification and result.profile.gpu_count == 100_000
     assert "You also asked" in result.reply
 
@@ -541,4 +543,3 @@ def test_a_build_stated_with_a_question_beside_it_is_sized_not_answered_from_the
 def test_a_figure_asked_where_the_count_is_given_is_still_the_guides_figure():
     result = service.ask("what does an InfiniBand fabric for 16 DGX H100 cost?")
     assert result.kind == AskKind.answer and result.decided_by == "guide_figure"
-
