@@ -36,6 +36,7 @@ COLLECTIONS = (
     "blind9",
     "blind11",
     "blind12",
+    "blind13",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
