@@ -273,6 +273,24 @@ def design_reply(rec: Recommendation, decision: Understanding, question: str, bu
     )
 
 
+#: the design topics a recommendation's summary already shows: a new design's request that
+#: names them ("256 H100 for training, switches and cost please") reads them there
+SUMMARY_TOPICS = frozenset({"servers", "switches", "nics", "ports", "cables", "topology", "cost", "allreduce"})
+
+
+def _parts_asked(rec: Recommendation, decision: Understanding, question: str, shown: Recommendation | None) -> str:
+    """The parts of the design the message asks about: all it names, when a design was on
+    the table ("and the sync time at 512?"); for a new design, those its summary does not
+    show and its side question does not ask ("design the network + the storage network")."""
+    topics = decision.design_topics
+    if shown is None:
+        asked = set(understand.design_topics(decision.side_question or ""))
+        topics = [topic for topic in topics if topic not in SUMMARY_TOPICS and topic not in asked]
+    if not topics:
+        return ""
+    return design_reply(rec, decision.model_copy(update={"design_topics": topics}), question)
+
+
 def side_answer(rec: Recommendation | None, decision: Understanding) -> tuple[Answer | None, str]:
     """The answer to a question asked inside a sizing request, as markdown to show beside
     the recommendation: from the design when it is about it, else the knowledge base
@@ -490,7 +508,7 @@ def decide(
         recommendation=rec,
         side=side,
         side_text=side_text,
-        design_answer=design_reply(rec, decision, question) if decision.design_topics and shown is not None else "",
+        design_answer=_parts_asked(rec, decision, question, shown),
         context=dialogue_context.after_design(question, rec),
         **parts,
     )

@@ -96,6 +96,13 @@ def is_question(text: str) -> bool:
     return any(_asks(cues, start, end) for start, end in (counted or spans))
 
 
+def asks_anywhere(text: str) -> bool:
+    """One of its clauses asks, the clause with the count or another ("2 node h100 allreduce
+    in nccl-tests, what busbw per nic is normal")."""
+    cues = cues_of(text)
+    return any(_asks(cues, start, end) for start, end in [(0, len(text)), *_clause_spans(cues.text)])
+
+
 def count_clause_asks(text: str) -> bool:
     """The clause that gives the count asks ("what does an InfiniBand fabric for 16 DGX H100
     cost?"), rather than states what is built with a question beside it ("100k h100s,
@@ -350,6 +357,7 @@ FACTS = (
     "knowledge_sure",
     "says_enough",
     "one_unit",
+    "tested",
 )
 
 
@@ -398,6 +406,7 @@ def message_facts(
         "earlier_profile": given is not None,
         "corrects": corrects,
         "one_unit": cues.has("one_unit"),
+        "tested": cues.has("tested") and asks_anywhere(question),
         "errand": cues.has("errand"),
         "in_domain": in_domain(question),
         "follows_answer": follows_answer,

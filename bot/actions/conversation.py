@@ -38,7 +38,11 @@ class ActionFallback(AdvisorAction):
         if small is not None:  # "gm", "ok thx": small talk the classifier did not place
             output.say(dispatcher, tracker, replies.text(small))
             return []
-        if profile.latest_intent(tracker) in ACKNOWLEDGEMENTS and not profile.slots_set_this_turn(tracker):
+        if (
+            profile.latest_intent(tracker) in ACKNOWLEDGEMENTS
+            and not profile.slots_set_this_turn(tracker)
+            and not respond.service_decides(respond.turn(tracker))  # "sharp on that?" heard as an "ok"
+        ):
             return self.otherwise(dispatcher, tracker)
         return respond.respond(
             dispatcher,
@@ -68,9 +72,7 @@ class SmallTalk(AdvisorAction):
         """The action's name (each small-talk action is its own)."""
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        decided = respond.turn(tracker)
-        want = decided.decision.want
-        if (want == Want.design and decided.shown is not None) or want in (Want.sizing, Want.question, Want.off_topic):
+        if respond.service_decides(respond.turn(tracker)):
             return respond.respond(
                 dispatcher, tracker, lambda: self.reply(dispatcher, tracker), min_relevance=respond.CONFIDENT_ANSWER
             )

@@ -146,6 +146,18 @@ def turn(tracker: Tracker) -> service.Turn:
     return decided
 
 
+def service_decides(decided: service.Turn) -> bool:
+    """The advisor's own decision outranks what Rasa heard: the words ask about the design
+    on the table, size a cluster, ask a question or ask for an errand, whatever the small
+    talk or "ok" Rasa took them for."""
+    want = decided.decision.want
+    return (want == Want.design and decided.shown is not None) or want in (
+        Want.sizing,
+        Want.question,
+        Want.off_topic,
+    )
+
+
 def leans_on_last_answer(decided: service.Turn) -> bool:
     """The message was answered as a follow-up of the last answer: the question looked up
     carries what it left out of the last one ("what should i check first (nccl busbw)")."""

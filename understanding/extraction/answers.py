@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from spacy.tokens import Doc
 
-from understanding.extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count
+from understanding.extraction.cues import CUES
+from understanding.extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count, unit_follows
 from understanding.extraction.pipeline import VALUE
 from understanding.extraction.readings import Reading
 
@@ -24,7 +25,15 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
     if expecting not in COUNT_FIELDS or any(reading.values.keys() & _SIZES for reading in readings):
         return []
     claimed = {index for reading in readings for namespace, index in reading.claims if namespace == "quantity"}
-    numbers = [token for token in doc if token.ent_type_ == "NUM" and token.i not in claimed]
+    times = [(cue.start, cue.end) for cue in doc.user_data.get(CUES, ()) if cue.label == "time_of_day"]
+    numbers = [
+        token
+        for token in doc
+        if token.ent_type_ == "NUM"
+        and token.i not in claimed
+        and not any(start <= token.idx < end for start, end in times)  # "a taxi tomorrow at seven"
+        and not unit_follows(doc, token.i + 1)  # "fit in one node": a count with its unit is no bare number
+    ]
     if len(numbers) != 1:
         return []
     token = numbers[0]

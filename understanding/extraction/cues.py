@@ -34,7 +34,19 @@ from understanding.extraction.schemas import MACRO_NAME, DataFileError
 CUES = "fabric_advisor_cues"
 #: the groups understanding.understand reads besides the design topics
 Group = Literal[
-    "sizing", "knowledge", "deictic", "reported", "side", "change", "about", "errand", "domain", "counting", "one_unit"
+    "sizing",
+    "knowledge",
+    "deictic",
+    "reported",
+    "side",
+    "change",
+    "about",
+    "errand",
+    "domain",
+    "counting",
+    "one_unit",
+    "time_of_day",
+    "tested",
 ]
 GROUPS: tuple[Group, ...] = (
     "sizing",
@@ -48,6 +60,8 @@ GROUPS: tuple[Group, ...] = (
     "domain",
     "counting",
     "one_unit",
+    "time_of_day",
+    "tested",
 )
 #: a design topic's cues are kept under "design:<topic>"
 DESIGN = "design:"

@@ -190,13 +190,21 @@ def _model_in(match: Match) -> tuple[str, tuple[int, int]] | None:
 # ----------------------------------------------------------------------------- quantities
 
 
-@handler("size", "not_followed_by", "limits")
+@handler("size", "not_followed_by", "limits", "opening", "not_after")
 def read_size(match: Match) -> Reading | None:
     """GPU count, node count and GPUs per node from the roles of a size pattern.
 
     A pattern may bind one role twice ("32 GPUs now, growing to 256"): the larger is the
-    size to design for."""
+    size to design for. `not_after`: words that, just before the match, make it no size
+    ("fit in one node"). `opening`: the match must open the message ("1024 of them,
+    training" after "h100": the GPUs the conversation named; "16 servers, 8 of them ..."
+    counts something the message itself names)."""
     if _followed_by(match, match.rule.get("not_followed_by")):  # "H100 x 8 nodes" counts nodes
+        return None
+    if match.rule.get("opening") and any(not token.is_punct for token in match.doc[: match.start]):
+        return None
+    not_after = match.rule.get("not_after")  # "does a 405b fit in one node": a capacity asked, no size
+    if not_after and _after_any(match.doc, match.start, not_after, window=2):
         return None
     plausible = {k: tuple(v) for k, v in match.rule.get("limits", {}).items()}
     values: dict[str, Any] = {}
@@ -262,9 +270,10 @@ def read_scale(match: Match) -> Reading | None:
 @handler("added", "limits")
 def read_added(match: Match) -> Reading | None:
     """A size grown by a count in a unit: "two more racks", "another 64 GPUs" (the unit's
-    word as said; Extraction.size_added reads it as GPUs, servers or racks)."""
+    word as said; Extraction.size_added reads it as GPUs, servers or racks). A count added
+    without a unit ("phase 2 adds another 768") is GPUs, what a cluster is counted in."""
     counts, units = match.role_tokens("size_added"), match.role_tokens("added_unit")
-    if not counts or not units:
+    if not counts or (not units and unit_follows(match.doc, match.end)):
         return None
     low, high = match.rule["limits"]
     count = _count(_value(match.doc, counts[0]), (low, high))
@@ -275,10 +284,28 @@ def read_added(match: Match) -> Reading | None:
         "added",
         match.start,
         match.end,
-        {"size_added": count, "added_unit": match.doc[units[0]].lower_},
-        {"size_added": (match.start, match.end), "added_unit": (units[0], units[0] + 1)},
+        {"size_added": count, "added_unit": match.doc[units[0]].lower_ if units else "gpus"},
+        {
+            "size_added": (match.start, match.end),
+            "added_unit": (units[0], units[0] + 1) if units else (match.start, match.end),
+        },
         _claims("quantity", [counts[0]]),
     )
+
+
+def unit_follows(doc: Doc, index: int) -> bool:
+    """A unit or its qualifier right after a count ("another 16 nodes", "another 64 more
+    GPUs", "another 50%"): the count is not bare."""
+    if index >= len(doc):
+        return False
+    token = doc[index]
+    return token.ent_type_ in ("GPU", "SYSTEM") or token.lower_ in _added_unit_words()
+
+
+@lru_cache(maxsize=1)
+def _added_unit_words() -> frozenset[str]:
+    macros = load("rules")["macros"]
+    return frozenset([*macros["ADDED_UNIT"]["LOWER"]["IN"], "more", "additional", "extra", "new", "%", "percent", "x"])
 
 
 def _bare_rack(token: Token) -> bool:
@@ -544,13 +571,16 @@ def read_blocker(match: Match) -> Reading | None:
     )
 
 
-@handler("flag", "field", "value", "not_after", "questions_ask")
+@handler("flag", "field", "value", "not_after", "questions_ask", "not_followed_by")
 def read_flag(match: Match) -> Reading | None:
     """A yes/no detail stated by a phrase ("budget is tight" -> cost_sensitive True). A
     phrase that is the whole question asks rather than states ("Budget tight? Not
-    really."); "what if the budget is tight?" still states it."""
+    really."); "what if the budget is tight?" still states it. `not_followed_by`: words
+    that, right after the match, make it something else ("RoCE in place of IB")."""
     not_after = match.rule.get("not_after")
     if not_after and _after_any(match.doc, match.start, not_after, window=2):
+        return None
+    if _followed_by(match, match.rule.get("not_followed_by")):
         return None
     if _followed_by(match, ["?"]) and not _words_before(match.doc, match.start, 1):
         return None

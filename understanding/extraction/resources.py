@@ -70,6 +70,7 @@ class FieldRule(BaseModel):
     not_after_window: int | None = Field(default=None, ge=1)
     not_followed_by: list[str] | None = None
     not_preceded_by: list[str] | None = None
+    opening: bool | None = None
     shared_with: list[str] | None = None
     min_scale: float | None = None
     min_usd: float | None = None

@@ -23,7 +23,8 @@ from spacy.util import compile_infix_regex, compile_prefix_regex
 # "gpus=160", "budget=$1M": key=value notes split at the sign.
 EXTRA_INFIXES = [r"(?<=[A-Za-z])-(?=[0-9])", r"(?<=[A-Za-z0-9])=(?=[A-Za-z0-9$])"]
 # "A100 x64": a times sign glued before a count splits off ("x86" is a CPU, not 86 of anything).
-EXTRA_PREFIXES = [r"[x×](?=\d)(?!86\b)"]
+# "w/4 GPUs": Slack's "with" glued to what it is with splits off.
+EXTRA_PREFIXES = [r"[x×](?=\d)(?!86\b)", r"w/(?=\w)"]
 
 _NUMBER_HEAD = re.compile(r"^(?P<pre>[~≈<>]?[$€£]?)(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<rest>.*)$", re.DOTALL)
 # "GbE.", "RoCE.", "L40S.": a word with a digit or an inner capital, then a full stop
