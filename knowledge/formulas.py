@@ -44,10 +44,11 @@ _PARAMS = re.compile(r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*b\b(?:[\w\s-]{0,20}?)(
 _BYTES_PER_PARAM = (("fp32", 4), ("float32", 4), ("tf32", 4), ("fp8", 1), ("int8", 1))
 _RANKS = re.compile(r"(?<![\w.])(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", re.I)
 
-# the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports", "radix 64"
+# the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports",
+# "every switch has 128 ports", "radix 64"
 _RADIX = re.compile(
     r"(?P<radix>\d{2,3})[\s-]*(?:x\s*\d+\s*g\w*\s*)?ports?\s+(?:[\w-]+\s+){0,2}switch"
-    r"|switch(?:es)?\s+(?:with|of|having)\s+(?P<radix2>\d{2,3})\s+ports"
+    r"|switch(?:es)?\s+(?:with|of|having|has|have)\s+(?P<radix2>\d{2,3})\s+ports"
     r"|radix(?:\s+of)?\s+(?P<radix3>\d{2,3})",
     re.I,
 )
@@ -90,8 +91,9 @@ _RING = re.compile(r"\bring\b", re.I)
 
 def allreduce_traffic(text: str) -> Entry | None:
     """What each GPU sends in a ring all-reduce on n ranks, as a share of the buffer:
-    2(n-1)/n (no buffer size or bandwidth named, which `allreduce_time` needs)."""
-    if not (_ALLREDUCE.search(text) or _RING.search(text)) or _gigabytes(text) is not None:
+    2(n-1)/n, and in GB when the buffer's size is named (with no bandwidth, which
+    `allreduce_time`, tried first, needs)."""
+    if not (_ALLREDUCE.search(text) or _RING.search(text)):
         return None
     ranks = _RANKS.search(text)
     n = int(ranks["number"]) if ranks else 0
@@ -99,8 +101,10 @@ def allreduce_traffic(text: str) -> Entry | None:
         return None
     factor = 2 * (n - 1) / n
     ratio = Fraction(2 * (n - 1), n)
+    buffer = _gigabytes(text)  # "a 1 GB buffer across 16 GPUs": the amount, too
+    amount = f" ({factor * buffer:.4g} GB of a {buffer:g} GB buffer)" if buffer else ""
     body = (
-        f"2(n-1)/n = {ratio.numerator}/{ratio.denominator} = {factor:.4g} times the buffer with n = {n}: in a ring "
+        f"2(n-1)/n = {ratio.numerator}/{ratio.denominator} = {factor:.4g} times the buffer{amount} with n = {n}: in a ring "
         f"all-reduce (a reduce-scatter, then an all-gather) each GPU sends (and receives) (n-1)/n of the buffer in "
         f"each half, so {factor:.4g} x the buffer in all; the share tends to 2 as n grows, which is why busbw, not "
         "algbw, is comparable across rank counts."

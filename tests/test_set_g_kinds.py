@@ -108,3 +108,18 @@ def test_the_storage_a_new_request_names_is_answered_beside_its_design():
 def test_leaves_counted_for_a_named_cluster_come_from_a_design_sized_for_it():
     result = service.ask("how many leaves for 1024 gpus?")
     assert result.kind == AskKind.answer and result.answer is not None and result.answer.topic.startswith("Sized for")
+
+
+def test_a_ring_all_reduces_traffic_per_gpu_in_gb_when_the_buffer_is_named():
+    result = service.ask("ring allreduce, 4 GB of gradients over 8 GPUs: how much does every GPU send?")
+    assert result.kind == AskKind.answer and "7 GB of a 4 GB buffer" in result.reply
+
+
+def test_a_fat_trees_size_when_every_switch_has_its_ports_named():
+    result = service.ask("largest 2 tier nonblocking fat tree when each switch has 64 ports?")
+    assert "2,048 hosts" in result.reply
+
+
+def test_transceivers_counted_by_their_form_factor_for_a_named_cluster():
+    result = service.ask("256 gpus on ndr, how many osfps on the switch side?")
+    assert result.kind == AskKind.answer and "128 x LinkX 800G twin-port OSFP" in result.reply
