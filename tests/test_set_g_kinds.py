@@ -123,3 +123,9 @@ def test_a_fat_trees_size_when_every_switch_has_its_ports_named():
 def test_transceivers_counted_by_their_form_factor_for_a_named_cluster():
     result = service.ask("256 gpus on ndr, how many osfps on the switch side?")
     assert result.kind == AskKind.answer and "128 x LinkX 800G twin-port OSFP" in result.reply
+
+
+def test_two_of_those_after_an_answer_on_scalable_units_counts_scalable_units():
+    unit = service.ask("what is a scalable unit in a DGX SuperPOD?")
+    result = service.ask("ok, three of those with DGX H100 for training then", unit.profile, context=unit.context)
+    assert result.kind == AskKind.recommendation and result.profile.gpu_count == 768

@@ -61,6 +61,7 @@ class _Vocabulary(BaseModel):
     generic: list[str]
     weak: list[str]
     compares: list[str]
+    counted_units: dict[str, str]
 
 
 @cache
@@ -205,3 +206,23 @@ def resolve(question: str, context: DialogueContext | None) -> str:
             if named(question):
                 added = [word for word in added if not named(word)]
     return f"{question} ({' '.join(added)})" if added else question
+
+
+_OF_THOSE = re.compile(r"\b(?P<count>[\w,]+)\s+of\s+(?:those|them|these)\b", re.I)
+
+
+def counted_in_last_subject(question: str, context: DialogueContext | None) -> str:
+    """The question with "N of those" read as N of the unit the last answer was about:
+    "we need two of those with DGX B200" after an answer on what a scalable unit is asks
+    for two scalable units (dialogue.yaml `counted_units`, by the words of the answer's
+    title); the question unchanged when the last answer counted no such unit."""
+    if context is None or context.about != "knowledge" or not context.topic:
+        return question
+    found = _OF_THOSE.search(question)
+    if found is None:
+        return question
+    title = f" {re.sub(r'[^a-z0-9]+', ' ', context.topic.lower())} "
+    for unit, plural in _vocabulary().counted_units.items():
+        if f" {unit} " in title or f" {unit}s " in title:
+            return f"{question[: found.start()]}{found['count']} {plural}{question[found.end() :]}"
+    return question
