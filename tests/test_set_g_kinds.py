@@ -129,3 +129,8 @@ def test_two_of_those_after_an_answer_on_scalable_units_counts_scalable_units():
     unit = service.ask("what is a scalable unit in a DGX SuperPOD?")
     result = service.ask("ok, three of those with DGX H100 for training then", unit.profile, context=unit.context)
     assert result.kind == AskKind.recommendation and result.profile.gpu_count == 768
+
+
+def test_a_stated_figure_asked_to_be_checked_is_answered_not_sized():
+    result = service.ask("A reseller told us one DGX B200 has 16 GPUs. Is that correct?")
+    assert result.kind == AskKind.answer
