@@ -208,7 +208,8 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     return f"{question} ({' '.join(added)})" if added else question
 
 
-_OF_THOSE = re.compile(r"\b(?P<count>[\w,]+)\s+of\s+(?:those|them|these)\b", re.I)
+#: a count word ("two", "3", "1,024") before "of those": bounded, so the search stays linear
+_OF_THOSE = re.compile(r"\b(?P<count>\w{1,12}(?:,\d{3}){0,3})\s{1,3}of\s{1,3}(?:those|them|these)\b", re.I)
 
 
 def counted_in_last_subject(question: str, context: DialogueContext | None) -> str:
