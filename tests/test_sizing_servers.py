@@ -8,7 +8,7 @@ import subprocess
 
 import httpx
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -171,12 +171,30 @@ def test_dragonfly_plus_on_infiniband_states_its_bisection():
 MODELS = st.sampled_from(["H100", "B200", "B300", "A100", "GB200", None])
 
 
+FABRICS = st.sampled_from(["infiniband", "rocev2", "ethernet"])
+
+
 @pytest.mark.slow  # 60 designs up to 20k GPUs; make test runs it, make check leaves it out
 @settings(max_examples=60, deadline=None)
-@given(MODELS, st.integers(2, 20_000))
-def test_more_gpus_never_need_fewer_switches_through_recommend(model, gpus):
-    smaller = design(gpu_model=model, gpu_count=gpus).topology.total_switches
-    assert design(gpu_model=model, gpu_count=gpus + 8).topology.total_switches >= smaller
+@given(MODELS, st.integers(2, 20_000), FABRICS)
+@example("B300", 9, "rocev2")  # a partly filled second server on twin planes
+@example("B300", 9, "infiniband")
+def test_more_gpus_on_one_fabric_never_need_fewer_switches(model, gpus, prefer):
+    """Monotone within one fabric: the fabric is pinned because the choice of fabric may change with size."""
+    smaller = design(gpu_model=model, gpu_count=gpus, prefer=prefer)
+    larger = design(gpu_model=model, gpu_count=gpus + 8, prefer=prefer)
+    if smaller.fabric.technology is not Technology.nvlink_only:  # one server has no fabric to pin
+        assert larger.fabric.technology is smaller.fabric.technology
+    assert larger.topology.total_switches >= smaller.topology.total_switches
+
+
+def test_crossing_sixteen_gpus_may_trade_two_twin_plane_switches_for_one_xdr_switch():
+    """Below 16 GPUs a B300 pair gets RoCEv2 on Spectrum-X's two planes (a switch per plane); from 16 it is
+    XDR InfiniBand on one Q3400. The switch count falls by design, not by a counting error."""
+    below, above = design(gpu_model="B300", gpu_count=9), design(gpu_model="B300", gpu_count=17)
+    assert below.fabric.technology is Technology.rocev2 and below.topology.total_switches == 2
+    assert any(note.startswith("Twin planes") for note in below.topology.notes)
+    assert above.fabric.technology is Technology.infiniband_xdr and above.topology.total_switches == 1
 
 
 @pytest.mark.slow  # 60 designs up to 20k GPUs; make test runs it, make check leaves it out
