@@ -62,3 +62,35 @@ def test_how_many_gpus_is_that_reads_the_design_size_back() -> None:
     first = _design("size 4 nvl72 racks of gb200 for training")
     answer = _then(first, "how many gpus is that")
     assert answer.kind == "design_answer" and "288 GPUs" in answer.reply
+
+
+def test_why_asked_of_the_design_gives_every_rule_with_its_source() -> None:
+    """The design's own "Ask "why?"" works through `ask` too, in its bare and its worded forms."""
+    first = _design("design for 256 h100 training")
+    for text in ("why?", "why this design?", "explain the recommendation", "why rail optimized?", "why ib?"):
+        why = _then(first, text)
+        assert why.kind == "design_answer" and why.decided_by == "about_shown_design", text
+        assert "**Why InfiniBand NDR" in why.reply and "Source:" in why.reply, text
+
+
+def test_why_a_fabric_the_design_does_not_use_leads_with_what_it_would_mean() -> None:
+    first = _design("design for 256 h100 training, we'd like roce")
+    why = _then(first, "why not just ib?")
+    assert why.kind == "design_answer" and "Why not InfiniBand" in why.reply
+
+
+def test_a_question_that_only_starts_with_why_is_no_question_about_the_design() -> None:
+    first = _design("design for 256 h100 training")
+    general = _then(first, "why is pfc needed for roce?")
+    assert general.kind == "answer" and "**Why InfiniBand NDR" not in general.reply
+
+
+def test_same_on_another_fabric_is_a_what_if_on_the_design() -> None:
+    first = _design("design for 256 h100 training")
+    for text in ("same on roce?", "same thing but spectrum-x", "ok, now with ethernet?", "redo it with roce"):
+        what_if = _then(first, text)
+        assert what_if.kind == "recommendation" and what_if.decided_by == "what_if_on_design", text
+        assert what_if.recommendation is not None and what_if.recommendation.fabric.technology != "infiniband_ndr"
+    # the same words inside a question about a setting ask about the setting
+    setting = _then(first, "is pfc the same on roce?")
+    assert setting.kind != "recommendation"

@@ -382,6 +382,8 @@ def design_answer(
             lines += verbs.design_lines(rec, topic)
         elif topic == "why_not":
             lines += _why_not_lines(rec, question)
+        elif topic == "why":  # every rule that fired, led by what a fabric it names would have meant
+            lines.append(markdown.why_markdown(rec, fabrics_named(question)))
         elif topic == "allreduce" and (sized := _allreduce_of_size_line(rec, question)):
             lines.append(sized)
         elif topic == "allreduce" and _SHARP.search(question):

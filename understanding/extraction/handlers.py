@@ -190,7 +190,16 @@ def _model_in(match: Match) -> tuple[str, tuple[int, int]] | None:
 # ----------------------------------------------------------------------------- quantities
 
 
-@handler("size", "not_followed_by", "limits", "opening", "not_after")
+def _opens_as_asked(match: Match) -> bool:
+    """A rule with `opening` matches only where it opens the message: nothing but
+    punctuation before it, or the words of its `lead_ins` ("ok, same on RoCE?")."""
+    if not match.rule.get("opening"):
+        return True
+    lead_ins = set(match.rule.get("lead_ins") or ())
+    return all(token.is_punct or token.lower_ in lead_ins for token in match.doc[: match.start])
+
+
+@handler("size", "not_followed_by", "limits", "opening", "not_after", "lead_ins")
 def read_size(match: Match) -> Reading | None:
     """GPU count, node count and GPUs per node from the roles of a size pattern.
 
@@ -201,7 +210,7 @@ def read_size(match: Match) -> Reading | None:
     counts something the message itself names)."""
     if _followed_by(match, match.rule.get("not_followed_by")):  # "H100 x 8 nodes" counts nodes
         return None
-    if match.rule.get("opening") and any(not token.is_punct for token in match.doc[: match.start]):
+    if not _opens_as_asked(match):
         return None
     not_after = match.rule.get("not_after")  # "does a 405b fit in one node": a capacity asked, no size
     if not_after and _after_any(match.doc, match.start, not_after, window=2):
@@ -598,13 +607,18 @@ def read_flag(match: Match) -> Reading | None:
     )
 
 
-@handler("preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end", "alone", "questions_too")
+@handler(
+    "preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end", "alone", "questions_too", "opening",
+    "lead_ins",
+)
 def read_preference(match: Match) -> Reading | None:
     """The fabric a customer asks for ("we'd like to use RoCE", "IB is a must"); a rule
-    with `questions_too` reads it in a question as well ("would 100GbE do instead?")."""
+    with `questions_too` reads it in a question as well ("would 100GbE do instead?"), one
+    with `opening` only where it opens the message ("same on RoCE?", not "is PFC the same
+    on RoCE?")."""
     doc = match.doc
     index = match.role_tokens("fabric")[0]
-    if _negated(doc, match.start):
+    if _negated(doc, match.start) or not _opens_as_asked(match):
         return None
     if not match.rule.get("questions_too") and _in_question(
         doc, match.start, match.rule.get("wh_questions_ask", False)

@@ -71,6 +71,7 @@ class FieldRule(BaseModel):
     not_followed_by: list[str] | None = None
     not_preceded_by: list[str] | None = None
     opening: bool | None = None
+    lead_ins: list[str] | None = None
     shared_with: list[str] | None = None
     min_scale: float | None = None
     min_usd: float | None = None
