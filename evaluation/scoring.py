@@ -37,6 +37,7 @@ COLLECTIONS = (
     "blind11",
     "blind12",
     "blind13",
+    "blind14",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
