@@ -94,3 +94,31 @@ def test_same_on_another_fabric_is_a_what_if_on_the_design() -> None:
     # the same words inside a question about a setting ask about the setting
     setting = _then(first, "is pfc the same on roce?")
     assert setting.kind != "recommendation"
+
+
+def test_a_failure_asked_of_a_one_plane_design_says_what_a_leaf_and_a_spine_cost() -> None:
+    first = _design("512 b200 training on spectrum-x")
+    for text in ("and if a leaf dies mid job?", "what happens when a spine fails?", "is it redundant?"):
+        failure = _then(first, text)
+        assert failure.kind == "design_answer", text
+        assert "**A leaf fails:**" in failure.reply and "**A spine fails:**" in failure.reply, text
+        assert "Seed guide" not in failure.reply
+
+
+def test_a_failure_asked_of_twin_planes_keeps_the_job_running_on_the_other_plane() -> None:
+    first = _design("1024 b300 training on spectrum-x")
+    failure = _then(first, "what if a leaf goes down?")
+    assert failure.kind == "design_answer" and "half their bandwidth" in failure.reply
+
+
+def test_a_cheaper_topology_asked_of_the_design_quotes_that_topology_beside_the_cost() -> None:
+    first = _design("Please propose a training fabric for 2,048 H100 GPUs.")
+    rail_only = _then(first, "Would a rail-only design be cheaper for this cluster?")
+    assert rail_only.kind == "design_answer" and "**Rail-only network**" in rail_only.reply
+    assert "Seed guide" not in rail_only.reply  # quoted entries name the guide by its title
+
+
+def test_the_switches_trust_mode_is_a_qos_setting_of_the_design() -> None:
+    first = _design("512 b200 training on spectrum-x")
+    trust = _then(first, "trust mode on the switches?")
+    assert trust.kind == "design_answer" and "DSCP" in trust.reply

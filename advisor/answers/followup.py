@@ -157,6 +157,37 @@ def _why_not_lines(rec: Recommendation, question: str) -> list[str]:
     return lines or [markdown.why_markdown(rec)]
 
 
+def _failure_lines(rec: Recommendation) -> list[str]:
+    """ "And if a leaf dies mid job?": what one failed switch costs this design. Twin planes
+    say it in their note (the job runs on at half bandwidth); a single plane loses the
+    links of the leaf's servers, and a spine only its share of the uplinks."""
+    t = rec.topology
+    twin = [note for note in t.notes if note.startswith("What a failure costs")]
+    if twin:
+        return [f"- {twin[0]}", *_quotes(["practice-link-flaps"])]
+    if t.total_switches == 0:
+        return ["- No network switch to fail: the GPUs meet inside the server or rack (NVLink)."]
+    rerouted = (
+        "the subnet manager computes new routes around it"
+        if family(rec.fabric.technology) == "infiniband"
+        else "BGP withdraws its routes and ECMP spreads the flows over the spines that remain"
+    )
+    ports = -(-t.endpoints // max(t.leaf_switches, 1))
+    lines = [
+        f"- **A leaf fails:** the up to {ports} server ports cabled to it (one rail of each server under it, in a "
+        f"rail-optimized fabric) go dark; a job with GPUs behind them stops at its next collective and restarts "
+        f"from its last checkpoint, while jobs elsewhere keep running. {rec.fabric.name} has one plane, so no "
+        f"second path takes over (NVIDIA's B300 Spectrum-X reference architecture adds a second plane for that)."
+    ]
+    if t.spine_switches:
+        share = 100 / t.spine_switches
+        lines.append(
+            f"- **A spine fails:** every leaf loses 1 of its {t.spine_switches} spines' uplinks ({share:.0f} % of its "
+            f"uplink bandwidth); {rerouted}, and jobs keep running a little slower."
+        )
+    return [*lines, *_quotes(["practice-link-flaps"])]
+
+
 def _scale_up_line(rec: Recommendation) -> str:
     """ "What connects the GPUs inside each server?": the scale-up link of the design's
     platform, which the network (the scale-out fabric) does not carry."""
@@ -382,6 +413,8 @@ def design_answer(
             lines += verbs.design_lines(rec, topic)
         elif topic == "why_not":
             lines += _why_not_lines(rec, question)
+        elif topic == "failure":
+            lines += _failure_lines(rec)
         elif topic == "why":  # every rule that fired, led by what a fabric it names would have meant
             lines.append(markdown.why_markdown(rec, fabrics_named(question)))
         elif topic == "allreduce" and (sized := _allreduce_of_size_line(rec, question)):
@@ -400,4 +433,4 @@ def design_answer(
         else:
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))
     lead = lead or f"For the design I recommended ({rec.fabric.name}, {markdown.workload_line(rec)}):"
-    return "\n".join([lead, *lines])
+    return customer_text("\n".join([lead, *lines]))  # quoted entries keep our working names for sources
