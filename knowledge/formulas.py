@@ -17,11 +17,12 @@ its own (like knowledge.units for bits and bytes).
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
 from knowledge.search import CALCULATION, Entry
-from knowledge.units import conversion, quantities
+from knowledge.units import Quantity, conversion, quantities
 
 ALLREDUCE_SOURCE = (
     "NVIDIA nccl-tests, doc/PERFORMANCE.md (algorithm and bus bandwidth: an all-reduce's time is "
@@ -35,8 +36,10 @@ FAT_TREE_SOURCE = (
 
 _ALLREDUCE = re.compile(r"\ball[\s-]?reduce|\bgradient\s+sync|\bgrad(?:ient)?s?\s+sync", re.I)
 # a buffer size: "14 GB", "1 GiB", "512 MB" (a rate's "/s" or "ps" excluded)
+# ("a 4 gb buffer" in lower case too, but not a link's "400gb ports" or a rate's "gb/s")
 _SIZE = re.compile(
-    r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|(?i:kilo|mega|giga|tera)bytes?)(?!\s*(?:/|ps\b|per\s+s))"
+    r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|[kmgt]i?b|(?i:kilo|mega|giga|tera)bytes?)"
+    r"(?!\s*(?:/|ps\b|per\s+s|(?i:e\b|links?|ports?|nics?|ethernet|infiniband|networks?|fabrics?|switch)))"
 )
 _SIZE_SCALE = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
 # "7B params bf16", "70B model in fp32": the gradient buffer of a model
@@ -81,6 +84,7 @@ def calculation(text: str) -> Entry | None:
         or oversubscription_ratio(text)
         or bus_bandwidth(text)
         or model_memory(text)
+        or leaf_split(text)
         or fat_tree_capacity(text)
         or conversion(text)
     )
@@ -127,6 +131,17 @@ _MODEL_SIZE = re.compile(r"(?<![\d.])(?P<n>\d{1,4}(?:\.\d+)?)\s*(?:-\s*)?(?P<u>[
 _GPU_MEMORY = re.compile(r"(?<![\d.])(?P<g>\d{1,3})\s*x\s*(?:[a-z0-9-]{1,20}\s+){0,2}?(?P<m>\d{2,3})\s*gb\b", re.I)
 
 
+# "tp 8, pp 4", "TP=8", "tensor parallel 8", "pipeline parallelism of 4"
+_TP = re.compile(r"\b(?:tp|tensor[\s-]?parallel(?:ism)?)\s{0,3}(?:of|=|:|degree)?\s{0,3}(?P<n>\d{1,3})\b", re.I)
+_PP = re.compile(r"\b(?:pp|pipeline[\s-]?parallel(?:ism)?)\s{0,3}(?:of|=|:|degree)?\s{0,3}(?P<n>\d{1,3})\b", re.I)
+
+
+def _model_shards(text: str) -> int:
+    """The GPUs one copy of the model is split over: its tensor- x pipeline-parallel degree."""
+    degrees = [int(m["n"]) for m in (_TP.search(text), _PP.search(text)) if m]
+    return max(1, math.prod(degrees)) if degrees else 1
+
+
 def model_memory(text: str) -> Entry | None:
     """A model's weights at a precision ("405B in BF16": 810 GB), and whether they fit the
     GPUs the question names (their count x memory)."""
@@ -140,6 +155,12 @@ def model_memory(text: str) -> Entry | None:
     lead = f"About {weights_gb:,.0f} GB of weights: {params_b:g}B parameters x {width:g} bytes ({name})"
     if _GRADIENTS.search(text):  # data parallelism all-reduces one gradient per parameter
         lead += f"; the gradients all-reduced each step are one per parameter too: about {weights_gb:,.0f} GB"
+        shards = _model_shards(text)
+        if shards > 1:  # tensor and pipeline parallelism split the parameters, so each GPU holds its share
+            lead += (
+                f", split over TP x PP = {shards} GPUs, so each GPU all-reduces about {weights_gb / shards:.4g} GB "
+                f"({weights_gb:,.0f} GB / {shards}) with its data-parallel peers"
+            )
     gpus = _GPU_MEMORY.search(text)
     if gpus:
         capacity = int(gpus["g"]) * int(gpus["m"])
@@ -215,9 +236,11 @@ _ALGBW = re.compile(r"\balg(?:orithm)?\s*(?:bandwidth|bw)\b|\balgbw\b", re.I)
 
 
 def bus_bandwidth(text: str) -> Entry | None:
-    """The bus bandwidth nccl-tests reports for an all-reduce's algorithm bandwidth on n
-    ranks: busbw = algbw x 2(n-1)/n."""
-    if not _BUSBW_ASKED.search(text) or not _ALGBW.search(text):
+    """nccl-tests' two bandwidths of an all-reduce on n ranks, one from the other:
+    busbw = algbw x 2(n-1)/n. The one given is the one the rate is stated for (the name
+    nearest before it); with a buffer size, the time it takes too (size / algbw)."""
+    busbw_named, algbw_named = _BUSBW_ASKED.search(text), _ALGBW.search(text)
+    if not busbw_named or not algbw_named:
         return None
     ranks = _RANKS.search(text)
     rates = quantities(text)
@@ -226,17 +249,51 @@ def bus_bandwidth(text: str) -> Entry | None:
     n = int(ranks["number"])
     if n < 2:
         return None
-    rate = rates[0]
-    algbw = rate.value / 8 if rate.unit == "bits" else rate.value  # GB/s
+    rate = _gbytes_per_second(text, rates[0])
     factor = 2 * (n - 1) / n
-    busbw = algbw * factor
+    stated_at = _RATE_AT.search(text)
+    given_bus = stated_at is not None and _nearest_before(text, stated_at.start()) == "bus"
+    if given_bus:
+        busbw, algbw = rate, rate / factor
+        lead = f"About {algbw:.4g} GB/s of algorithm bandwidth"
+        sum_ = f"{busbw:g} GB/s / {factor:.4g} = {algbw:.4g} GB/s"
+    else:
+        algbw, busbw = rate, rate * factor
+        lead = f"About {busbw:.4g} GB/s"
+        sum_ = f"{algbw:g} GB/s x {factor:.4g} = {busbw:.4g} GB/s"
+    size_gb = buffer_gigabytes(text)
+    took = f" An all-reduce of {size_gb:g} GB then takes {size_gb:g} GB / {algbw:.4g} GB/s = {_duration(size_gb / algbw)}." if size_gb else ""
     body = (
-        f"About {busbw:.4g} GB/s: for an all-reduce nccl-tests reports busbw = algbw x 2(n-1)/n, and with "
-        f"n = {n} ranks the factor is {factor:.4g}, so {algbw:g} GB/s x {factor:.4g} = {busbw:.4g} GB/s. The bus "
-        "bandwidth is comparable to the links' speed whatever the rank count (algbw is not)."
+        f"{lead}: for an all-reduce nccl-tests reports busbw = algbw x 2(n-1)/n, and with n = {n} ranks the factor "
+        f"is {factor:.4g}, so {sum_}.{took} The bus bandwidth is comparable to the links' speed whatever the rank "
+        "count (algbw, the buffer size over the time, is not)."
     )
-    title = "Bus bandwidth from algorithm bandwidth (nccl-tests)"
+    title = "Algorithm and bus bandwidth (nccl-tests)"
     return Entry.computed("calculation-busbw", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
+
+
+#: the first rate a question states ("180 GB/s", "45 gb/s"), to tell which bandwidth it is given for
+_RATE_AT = re.compile(r"(?<![\d.])\d+(?:\.\d+)?\s*(?:[GT]B/s|gb/s|GB/sec|Gbps|gbps|Gb/s)", re.I)
+
+
+def _nearest_before(text: str, at: int) -> str:
+    """Which bandwidth is named nearest before position `at`: "bus" or "alg"."""
+    before = text[:at]
+    bus = max((m.end() for m in _BUSBW_ASKED.finditer(before)), default=-1)
+    alg = max((m.end() for m in _ALGBW.finditer(before)), default=-1)
+    return "bus" if bus > alg else "alg"
+
+
+#: "busbw is 45 gb/s": nccl-tests reports its bandwidths in GB/s, so a lower-case "gb/s"
+#: beside one is bytes (a link's "400 Gb/s" keeps its capital G)
+_LOWER_GBYTES = re.compile(r"\d\s*gb/s\b|\d\s*gbps\b")
+
+
+def _gbytes_per_second(text: str, rate: Quantity) -> float:
+    """A rate the question states, in GB/s."""
+    if rate.unit == "bits" and _LOWER_GBYTES.search(text) and (_BUSBW_ASKED.search(text) or _ALGBW.search(text)):
+        return rate.value
+    return rate.value / 8 if rate.unit == "bits" else rate.value
 
 
 def buffer_gigabytes(text: str) -> float | None:
@@ -276,14 +333,14 @@ def allreduce_time(text: str) -> Entry | None:
     if size_gb is None or not rates:
         return None
     rate = rates[-1]
-    bandwidth = rate.value / 8 if rate.unit == "bits" else rate.value  # GB/s
+    bandwidth = _gbytes_per_second(text, rate)
     if bandwidth <= 0:
         return None
     ranks = _RANKS.search(text)
     n = int(ranks["number"]) if ranks else 0
     factor = 2 * (n - 1) / n if n > 1 else 2.0
     seconds = size_gb * factor / bandwidth
-    shown_rate = f"{bandwidth:g} GB/s ({rate.value:g} Gb/s)" if rate.unit == "bits" else f"{bandwidth:g} GB/s"
+    shown_rate = f"{bandwidth:g} GB/s ({rate.value:g} Gb/s)" if bandwidth != rate.value else f"{bandwidth:g} GB/s"
     how_many = f"n = {n} GPUs, 2(n-1)/n = {factor:.3g}" if n > 1 else "many GPUs, 2(n-1)/n close to 2"
     lead = f"About {_duration(seconds)} per all-reduce"
     body = (
@@ -294,6 +351,33 @@ def allreduce_time(text: str) -> Entry | None:
     )
     title = "All-reduce time from buffer size and bandwidth"
     return Entry.computed("calculation-allreduce-time", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
+
+
+RATIO = re.compile(r"(?<![\d.])(?P<r>\d{1,2}(?:\.\d)?)\s*(?::|to)\s*1\b")
+
+
+def leaf_split(text: str) -> Entry | None:
+    """How a leaf of radix k splits its ports for an oversubscription of r:1: r/(r+1) of
+    them down to hosts, the rest up ("2:1 on a 64-port leaf": 43 down, 21 up)."""
+    radix_match, ratio_match = _RADIX.search(text), RATIO.search(text)
+    if not radix_match or not ratio_match or not _SPLIT.search(text):
+        return None
+    k = int(radix_match["radix"] or radix_match["radix2"] or radix_match["radix3"])
+    ratio = float(ratio_match["r"])
+    if k < 4 or ratio < 1:
+        return None
+    down = round(k * ratio / (ratio + 1))
+    up = k - down
+    exact = down / up
+    other = f"; {down - 1} down and {up + 1} up gives {(down - 1) / (up + 1):.2g}:1" if exact > ratio else ""
+    lead = f"{down} ports down and {up} up"
+    body = (
+        f"{lead} on a {k}-port leaf for {ratio:g}:1 ({down}/{up} = {exact:.3g}:1{other}): down = k x r/(r+1) = "
+        f"{k} x {ratio:g}/{ratio + 1:g}, rounded, and the rest up. At full bisection (1:1) it would be {k // 2} and "
+        f"{k // 2}."
+    )
+    title = "Leaf port split for an oversubscription ratio"
+    return Entry.computed("calculation-leaf-split", title, body, OVERSUBSCRIPTION_SOURCE, subject=CALCULATION)
 
 
 def fat_tree_capacity(text: str) -> Entry | None:

@@ -104,3 +104,43 @@ def test_a_model_size_written_in_words_gives_its_gradients_at_a_precision():
         "How many bytes of gradients must be all-reduced per step for a 7-billion-parameter model trained in BF16?"
     )
     assert hit is not None and "one per parameter too: about 14 GB" in hit.text
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # the bus bandwidth given, the algorithm bandwidth and the time asked
+        ("busbw of 180 GB/s at 8 GB on 64 GPUs, what algbw and how long?", ["About 91.43 GB/s of algorithm", "87.5 ms"]),
+        # the algorithm bandwidth given, the bus bandwidth asked
+        ("we see an algbw of 50 GB/s on 16 ranks; what busbw is that?", ["About 93.75 GB/s"]),
+    ],
+)
+def test_either_nccl_tests_bandwidth_is_found_from_the_other(question, expected):
+    text = calculation(question).text
+    assert all(part in text for part in expected)
+
+
+def test_nccl_tests_rates_and_buffers_in_lower_case_are_bytes():
+    """nccl-tests reports GB/s; "busbw is 45 gb/s" is not 45 gigabits, and "a 16 gb allreduce" is a buffer."""
+    assert calculation("busbw is 45 gb/s on 64 gpus, how long does a 16 gb allreduce take").text.startswith(
+        "About 0.7 s"
+    )
+    assert "7.75 GB of a 4 GB buffer" in calculation("ring all-reduce of a 4 gb buffer over 32 gpus, bytes sent?").text
+    # a link's speed in lower case is no buffer
+    assert "2 GB x" in calculation("allreduce over 400gb links of 2 GB on 16 gpus at 400 Gb/s").text
+
+
+def test_each_gpus_gradient_is_the_models_over_its_tensor_and_pipeline_degrees():
+    text = calculation("tp 8, pp 4 on a 70b model in bf16: how many bytes of gradient per gpu?").text
+    assert "each GPU all-reduces about 4.375 GB" in text
+
+
+@pytest.mark.parametrize(
+    "question, lead",
+    [
+        ("2:1 at the leaf on a 64 port switch, how many down vs up?", "43 ports down and 21 up"),
+        ("3:1 oversubscription with 128-port switches, how do I split the ports", "96 ports down and 32 up"),
+    ],
+)
+def test_a_leaf_splits_its_ports_by_the_oversubscription_asked(question, lead):
+    assert calculation(question).text.startswith(lead)

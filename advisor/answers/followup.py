@@ -16,7 +16,7 @@ import knowledge
 from advisor.answers import verbs
 from advisor.render import markdown
 from advisor.render.wording import customer_text
-from knowledge.formulas import ALLREDUCE_SOURCE, buffer_gigabytes
+from knowledge.formulas import ALLREDUCE_SOURCE, RATIO, buffer_gigabytes
 from rules.models import Recommendation, Technology
 from rules.platform import platform_for
 from understanding.extraction import fabrics_named
@@ -201,7 +201,7 @@ def _scale_up_line(rec: Recommendation) -> str:
     )
 
 
-_RATIO_ASKED = re.compile(r"(?<![\d.])(\d{1,2}(?:\.\d)?)\s*(?::|to)\s*1\b")
+_RATIO_ASKED = RATIO  # "2:1", "3 to 1"
 
 
 def _oversubscription_lines(rec: Recommendation, question: str) -> list[str]:
