@@ -277,17 +277,23 @@ def design_reply(rec: Recommendation, decision: Understanding, question: str, bu
 
 #: the design topics a recommendation's summary already shows: a new design's request that
 #: names them ("256 H100 for training, switches and cost please") reads them there
+#: at most this many parts named by a new request are the figures it wants first
+SPECIFIC_TOPICS = 2
 SUMMARY_TOPICS = frozenset({"servers", "switches", "nics", "ports", "cables", "topology", "cost", "allreduce"})
 
 
 def _parts_asked(rec: Recommendation, decision: Understanding, question: str, shown: Recommendation | None) -> str:
     """The parts of the design the message asks about: all it names, when a design was on
-    the table ("and the sync time at 512?"); for a new design, those its summary does not
-    show and its side question does not ask ("design the network + the storage network")."""
+    the table ("and the sync time at 512?"); for a new design, those its side question does
+    not ask: one or two named are the figures wanted first ("how many spines for 4,608
+    B300?", "... together with the expected cost"), while a list of parts asks for the whole
+    design, whose summary already shows its figures ("fabric, switches, cables and cost")."""
     topics = decision.design_topics
     if shown is None:
         asked = set(understand.design_topics(decision.side_question or ""))
-        topics = [topic for topic in topics if topic not in SUMMARY_TOPICS and topic not in asked]
+        topics = [topic for topic in topics if topic not in asked]
+        if len(topics) > SPECIFIC_TOPICS:
+            topics = [topic for topic in topics if topic not in SUMMARY_TOPICS]
     if not topics:
         return ""
     return design_reply(rec, decision.model_copy(update={"design_topics": topics}), question)

@@ -61,6 +61,12 @@ def test_unknown_macro_in_a_pattern_is_refused() -> None:
     assert "rule workload_training: unknown macro 'TRAINNG_WORD'" in message
 
 
+def test_a_macro_among_word_alternatives_is_refused() -> None:
+    """ "GROUP|units" would match the word "group", never the macro's words."""
+    message = error_for(lambda rule: rule["patterns"].append("TRAINING_WORD|trained"))
+    assert "rule workload_training: macro 'TRAINING_WORD' used as a word" in message
+
+
 def test_pattern_the_matcher_rejects_names_rule_and_pattern() -> None:
     message = error_for(lambda rule: rule["patterns"].append([{"LOWR": "train"}]))
     assert "rules.yaml: rule workload_training: pattern" in message and "LOWR" in message

@@ -19,7 +19,7 @@ from rules.models import LINK_SPEEDS, MAX_GPUS, MAX_GPUS_PER_NODE
 from understanding.extraction.pipeline import SCALE, VALUE
 from understanding.extraction.readings import Match, Reading
 from understanding.extraction.resources import load
-from understanding.extraction.systems import SystemShape, rack_of, system_shape
+from understanding.extraction.systems import SystemShape, rack_of, server_of, system_shape
 
 Handler = Callable[[Match], Reading | None]
 HANDLERS: dict[str, Handler] = {}
@@ -338,6 +338,8 @@ def read_systems(match: Match) -> Reading | None:
     if not systems or not (counts or (groups and match.rule.get("scalable_units"))):
         return None
     shape = _named_rack(match.doc) if _bare_rack(match.doc[systems[0]]) else None
+    named = match.doc[systems[0]]
+    shape = shape or (server_of(str(_value(match.doc, named.i))) if named.ent_type_ == "GPU" else None)
     shape = shape or system_shape(_value(match.doc, systems[0]))
     if shape is None:
         return None

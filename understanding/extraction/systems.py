@@ -49,6 +49,13 @@ def rack_of(gpu_model: str | None) -> SystemShape | None:
     return _shape(server) if server is not None and server.rack_scale else None
 
 
+def server_of(gpu_model: str | None) -> SystemShape | None:
+    """The server (or rack) a GPU comes in, for "1 SU of GB200" or "4 SUs of B200": the
+    reference architecture's system of that GPU."""
+    server = catalogue.server_for(gpu_model)
+    return _shape(server) if server is not None else None
+
+
 def _shape(server: catalogue.Server) -> SystemShape:
     domain = server.nvlink_domain_gpus
     unit = domain if domain > server.gpus and domain % server.gpus == 0 else server.gpus
