@@ -75,6 +75,13 @@ _SPLIT = re.compile(
 _WORD_NUMBER = {"two": 2, "three": 3}
 
 
+def quantities_named(text: str) -> dict[str, re.Match[str]]:
+    """The quantities a sum reads from a question, by kind (a rank count, a buffer size, a
+    rate), each the first of its kind: what a follow-up ("and with 128 GPUs?") changes."""
+    kinds = {"ranks": _RANKS, "size": _SIZE, "rate": _RATE_AT}
+    return {kind: match for kind, pattern in kinds.items() if (match := pattern.search(text))}
+
+
 def calculation(text: str) -> Entry | None:
     """The sum a question asks for, done with its numbers, or None when it asks none."""
     text = str(text or "")

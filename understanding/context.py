@@ -22,6 +22,7 @@ How a follow-up uses it (understanding.dialogue tells an elliptical follow-up by
 from __future__ import annotations
 
 from advisor.models import Answer, DialogueContext
+from knowledge import formulas
 from rules.models import Recommendation
 from understanding import dialogue
 from understanding.extraction import fabrics_named
@@ -42,6 +43,10 @@ _POINTERS = dialogue.POINTERS
 
 def _title_words(title: str) -> list[str]:
     return [word for word in (part.strip("()[],.:;\"'") for part in title.split()) if word]
+
+
+#: the entry id of every sum done with a question's numbers (knowledge.formulas)
+CALCULATION_PREFIX = "calculation-"
 
 
 def resolve(question: str, context: DialogueContext | None) -> str:
@@ -74,6 +79,20 @@ def resolve(question: str, context: DialogueContext | None) -> str:
     if looked_up.endswith(")"):
         return f"{looked_up[:-1]} {' '.join(missing)})"
     return f"{looked_up} ({' '.join(missing)})"
+
+
+def recomputed(question: str, context: DialogueContext | None) -> str | None:
+    """ "And with 128 GPUs?" after a sum done with the last question's numbers: that
+    question again with the follow-up's quantities in place of its own (a rank count, a
+    buffer size, a rate), so the sum is done again; None for any other follow-up."""
+    if context is None or not context.entry_id.startswith(CALCULATION_PREFIX) or not dialogue.is_elliptical(question):
+        return None
+    again = context.question
+    for kind, new in formulas.quantities_named(question).items():
+        old = formulas.quantities_named(again).get(kind)
+        if old is not None:
+            again = again[: old.start()] + new.group(0) + again[old.end() :]
+    return again if again != context.question else None
 
 
 def swaps_fabric(question: str, context: DialogueContext | None) -> bool:
