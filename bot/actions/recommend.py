@@ -109,6 +109,10 @@ class ActionCompare(AdvisorAction):
         # comparison itself shows
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):
             return []
+        if shown_recommendation(tracker) is not None and respond.names_a_topology(profile.latest_text(tracker)):
+            # "would a rail-only design be cheaper?": a topology, which the fabrics side by
+            # side do not show; answered from the design as the dispatcher decided
+            return respond.respond(dispatcher, tracker, list)
         decided = respond.turn(tracker)
         decision = decided.decision
         text = profile.latest_text(tracker)
