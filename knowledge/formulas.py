@@ -269,7 +269,11 @@ def bus_bandwidth(text: str) -> Entry | None:
         lead = f"About {busbw:.4g} GB/s"
         sum_ = f"{algbw:g} GB/s x {factor:.4g} = {busbw:.4g} GB/s"
     size_gb = buffer_gigabytes(text)
-    took = f" An all-reduce of {size_gb:g} GB then takes {size_gb:g} GB / {algbw:.4g} GB/s = {_duration(size_gb / algbw)}." if size_gb else ""
+    took = (
+        f" An all-reduce of {size_gb:g} GB then takes {size_gb:g} GB / {algbw:.4g} GB/s = {_duration(size_gb / algbw)}."
+        if size_gb
+        else ""
+    )
     body = (
         f"{lead}: for an all-reduce nccl-tests reports busbw = algbw x 2(n-1)/n, and with n = {n} ranks the factor "
         f"is {factor:.4g}, so {sum_}.{took} The bus bandwidth is comparable to the links' speed whatever the rank "

@@ -110,7 +110,10 @@ def test_a_model_size_written_in_words_gives_its_gradients_at_a_precision():
     "question, expected",
     [
         # the bus bandwidth given, the algorithm bandwidth and the time asked
-        ("busbw of 180 GB/s at 8 GB on 64 GPUs, what algbw and how long?", ["About 91.43 GB/s of algorithm", "87.5 ms"]),
+        (
+            "busbw of 180 GB/s at 8 GB on 64 GPUs, what algbw and how long?",
+            ["About 91.43 GB/s of algorithm", "87.5 ms"],
+        ),
         # the algorithm bandwidth given, the bus bandwidth asked
         ("we see an algbw of 50 GB/s on 16 ranks; what busbw is that?", ["About 93.75 GB/s"]),
     ],

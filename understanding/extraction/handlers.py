@@ -610,7 +610,14 @@ def read_flag(match: Match) -> Reading | None:
 
 
 @handler(
-    "preference", "wh_questions_ask", "not_after", "not_inverted", "clause_end", "alone", "questions_too", "opening",
+    "preference",
+    "wh_questions_ask",
+    "not_after",
+    "not_inverted",
+    "clause_end",
+    "alone",
+    "questions_too",
+    "opening",
     "lead_ins",
 )
 def read_preference(match: Match) -> Reading | None:

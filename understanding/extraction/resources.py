@@ -181,7 +181,9 @@ def compile_pattern(elements: str | list[Any], macros: dict[str, Any]) -> Patter
             alternatives = token.split("|")
             macro = next((word for word in alternatives if word in macros or _MACRO_NAME.match(word)), None)
             if macro is not None:  # "GROUP|units" would match the word "group", not the macro
-                raise ValueError(f"macro {macro!r} used as a word in {token!r} of pattern {elements!r}: give it a macro of its own")
+                raise ValueError(
+                    f"macro {macro!r} used as a word in {token!r} of pattern {elements!r}: give it a macro of its own"
+                )
             words = [word.lower() for word in alternatives]
             spec = {"LOWER": words[0]} if len(words) == 1 else {"LOWER": {"IN": words}}
         if op:
