@@ -131,6 +131,15 @@ def test_two_of_those_after_an_answer_on_scalable_units_counts_scalable_units():
     assert result.kind == AskKind.recommendation and result.profile.gpu_count == 768
 
 
+def test_n_of_them_after_questions_about_nvl72_racks_counts_racks():
+    """An NVL72 is a rack: "4 of them" after an answer on the GB200 NVL72, or after a
+    question about its racks, is four racks (288 GPUs)."""
+    first = service.ask("how many gpus in a gb200 nvl72")
+    racks = service.ask("what connects the racks", first.profile, context=first.context)
+    result = service.ask("size it for 4 of them, training", racks.profile, context=racks.context)
+    assert result.kind == AskKind.recommendation and result.profile.gpu_count == 288
+
+
 def test_a_stated_figure_asked_to_be_checked_is_answered_not_sized():
     result = service.ask("A reseller told us one DGX B200 has 16 GPUs. Is that correct?")
     assert result.kind == AskKind.answer

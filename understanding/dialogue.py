@@ -222,8 +222,9 @@ def counted_in_last_subject(question: str, context: DialogueContext | None) -> s
     found = _OF_THOSE.search(question)
     if found is None:
         return question
-    title = f" {re.sub(r'[^a-z0-9]+', ' ', context.topic.lower())} "
-    for unit, plural in _vocabulary().counted_units.items():
-        if f" {unit} " in title or f" {unit}s " in title:
-            return f"{question[: found.start()]}{found['count']} {plural}{question[found.end() :]}"
+    for said in (context.topic, context.question):  # the answer's title, else what was asked
+        words = f" {re.sub(r'[^a-z0-9]+', ' ', said.lower())} "
+        for unit, plural in _vocabulary().counted_units.items():
+            if f" {unit} " in words or f" {unit}s " in words:
+                return f"{question[: found.start()]}{found['count']} {plural}{question[found.end() :]}"
     return question
