@@ -432,5 +432,7 @@ def design_answer(
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))
         else:
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))
+    if list(dict.fromkeys(topics)) == ["why"] and lead is None:  # "why?": the reasons name the design themselves
+        return customer_text("\n".join(lines))
     lead = lead or f"For the design I recommended ({rec.fabric.name}, {markdown.workload_line(rec)}):"
     return customer_text("\n".join([lead, *lines]))  # quoted entries keep our working names for sources
