@@ -452,7 +452,8 @@ def decide(
     last answer was about (`context`) and the count a bare number answers (`expecting`),
     and everything its reply is made of. The extractor reads the message once, here."""
     # "and with 128 GPUs?" after a sum: the last question, with the follow-up's numbers
-    question = dialogue_context.recomputed(bounded(question), context) or bounded(question)
+    question = bounded(question)
+    question = dialogue_context.recomputed(question, context) or question
     said = dialogue_context.after_design(question, shown)
     decision, extraction, merged = understand_message(question, profile, shown, expecting, context)
     parts: dict[str, Any] = {

@@ -201,15 +201,12 @@ def _scale_up_line(rec: Recommendation) -> str:
     )
 
 
-_RATIO_ASKED = RATIO  # "2:1", "3 to 1"
-
-
 def _oversubscription_lines(rec: Recommendation, question: str) -> list[str]:
     """The design's oversubscription, and what a ratio asked of its leaves would mean
     ("what if we did 2:1 at the leaf?"): ports split N down to 1 up, so up to 1/N of each
     GPU's line rate across the spines when all send at once, and about 1/N of the uplinks."""
     lines = [_oversubscription_line(rec)]
-    asked = _RATIO_ASKED.search(question)
+    asked = RATIO.search(question)  # "2:1", "3 to 1"
     t = rec.topology
     if asked and t.tiers >= 2 and float(asked.group(1)) > 1:
         ratio = float(asked.group(1))
