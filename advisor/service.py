@@ -264,8 +264,23 @@ def understand_message(
         follows_design=context is not None and context.about == "design",
         follows_answer=context is not None and bool(context.question),
         knowledge_sure=top is not None and top.score >= SURE_ABOVE,
+        unfamiliar=_unfamiliar(question),
     )
     return decision, extraction, merged
+
+
+#: words the knowledge base never uses that tell a message's one everyday word of the
+#: domain ("tiers") is meant in its everyday sense ("my wedding cake's tiers")
+UNFAMILIAR_WORDS = 2
+
+
+def _unfamiliar(question: str) -> bool:
+    """Whether the message's only word of the domain is an everyday one and it has words no
+    entry uses beside it (looked up only then: most messages name the domain plainly)."""
+    return (
+        understand.domain_sense(question) == "everyday"
+        and len(knowledge.unmentioned_words(question)) >= UNFAMILIAR_WORDS
+    )
 
 
 def design_reply(rec: Recommendation, decision: Understanding, question: str, budget_usd: float | None = None) -> str:

@@ -15,7 +15,17 @@ facts. `python -m knowledge build|search|subject` does the same from a shell.
 
 from knowledge.build import BuildResult, build, default_db_path
 from knowledge.formulas import calculation
-from knowledge.search import Entry, UnknownSubject, embed_entries, entry, search, subject, subjects, uncovered_acronyms
+from knowledge.search import (
+    Entry,
+    UnknownSubject,
+    embed_entries,
+    entry,
+    search,
+    subject,
+    subjects,
+    uncovered_acronyms,
+    unmentioned_words,
+)
 from knowledge.units import conversion
 
 __all__ = [
@@ -32,4 +42,5 @@ __all__ = [
     "subject",
     "subjects",
     "uncovered_acronyms",
+    "unmentioned_words",
 ]

@@ -240,9 +240,25 @@ def uncovered_acronyms(text: str, *, db_path: str | Path | None = None) -> list[
     never mentions means the best entry can only be the closest, not the answer. Plain
     words are not checked: "bother" or "someone" missing from the guide says nothing.
     """
+    return _unmentioned(_ACRONYM.findall(str(text or "")[:MAX_INPUT_CHARS]), db_path)
+
+
+_CONTENT_WORD = re.compile(r"\b[^\W\d_]{3,}\b")
+
+
+def unmentioned_words(text: str, *, db_path: str | Path | None = None) -> list[str]:
+    """The content words of `text` that no entry mentions ("wedding", "cake", "Fortnite").
+
+    Alone they say little (a typo is one), but beside a single word the domain shares
+    with everyday language ("tiers", "latency") they tell the everyday sense from the
+    domain's: understanding.understand's `unfamiliar` fact."""
+    return _unmentioned(_CONTENT_WORD.findall(str(text or "")[:MAX_INPUT_CHARS]), db_path)
+
+
+def _unmentioned(words: list[str], db_path: str | Path | None) -> list[str]:
     db = store.connection(db_path)
     missing: list[str] = []
-    for word in dict.fromkeys(_ACRONYM.findall(str(text or "")[:MAX_INPUT_CHARS])):
+    for word in dict.fromkeys(words):
         term = word.lower()
         if is_query_word(term) or db.execute(_ANY_ENTRY_SQL, {"term": f'"{term}"'}).fetchone():
             continue

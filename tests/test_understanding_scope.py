@@ -38,6 +38,38 @@ def test_errands_and_questions_outside_the_domain_are_declined(text: str) -> Non
 @pytest.mark.parametrize(
     "text",
     [
+        "what fabric softener works best on wool sweaters",
+        "my nintendo switch won't connect to the tv, help",
+        "what cluster of stars is Orion's belt in",
+        "how many tiers should my wedding cake have",
+        "help me plan a network of friends for my startup",
+    ],
+)
+def test_one_everyday_word_the_domain_shares_is_no_sign_of_the_domain(text: str) -> None:
+    """ "fabric", "switch", "cluster", "tiers" and "network" are the domain's words too, and
+    the knowledge base matches on them (the star cluster got the network's share of a
+    cluster's cost): one alone, beside words no entry uses, is their everyday sense."""
+    result = service.ask(text)
+    assert result.kind == AskKind.out_of_scope, result.reply[:200]
+    assert result.decided_by == "out_of_domain"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how many switches per rack?",  # two shared words: the domain's sense
+        "explain rail optimized designs",  # one shared word, nothing unfamiliar beside it
+        "is 2:1 oversub fine for training or nah",
+        "can u size a fabric for us",  # asks for a design
+    ],
+)
+def test_the_domain_sense_of_shared_words_is_still_answered(text: str) -> None:
+    assert service.ask(text).kind != AskKind.out_of_scope
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "what does non-blocking mean in a fat tree",
         "what does rail optimized mean",
         "tomahawk 5 capacity?",  # a switch chip: the knowledge base knows it closely

@@ -352,6 +352,8 @@ FACTS = (
     "corrects",
     "errand",
     "in_domain",
+    "everyday_sense",
+    "unfamiliar",
     "follows_answer",
     "small_talk",
     "knowledge_sure",
@@ -376,10 +378,12 @@ def message_facts(
     follows_design: bool = False,
     follows_answer: bool = False,
     knowledge_sure: bool = False,
+    unfamiliar: bool = False,
 ) -> dict[str, bool]:
     """The facts of understanding/decisions.yaml for one message, each computed once."""
     new_count = resized or any(getattr(found, name) is not None for name in COUNT_FIELDS)
     cues = cues_of(question)
+    sense = domain_sense(question)
     return {
         "question": is_question(question),
         "count_asked": count_clause_asks(question),
@@ -408,7 +412,9 @@ def message_facts(
         "one_unit": cues.has("one_unit"),
         "tested": cues.has("tested") and asks_anywhere(question),
         "errand": cues.has("errand"),
-        "in_domain": in_domain(question),
+        "in_domain": sense == "domain",
+        "everyday_sense": sense == "everyday",
+        "unfamiliar": unfamiliar,
         "follows_answer": follows_answer,
         "small_talk": small_talk.reply_key(question) is not None,
         "knowledge_sure": knowledge_sure,
@@ -417,11 +423,24 @@ def message_facts(
 
 
 def in_domain(text: str) -> bool:
-    """It names something of GPU clusters and their networks: a word of the domain
-    (understanding/extraction/data/cues.yaml `domain`), a technology or product
-    (understanding/dialogue.yaml's names and the knowledge base's product-shaped aliases),
-    or a name written as code."""
-    return cues_of(text).has("domain") or bool(dialogue.names(text)) or any(map(_written_as_code, text.split()))
+    """It names something of GPU clusters and their networks (see `domain_sense`)."""
+    return domain_sense(text) == "domain"
+
+
+def domain_sense(text: str) -> str:
+    """ "domain" when the text names something of GPU clusters and their networks: a word
+    of the domain (understanding/extraction/data/cues.yaml `domain`), a technology or
+    product (understanding/dialogue.yaml's names and the knowledge base's product-shaped
+    aliases), a name written as code, or two different words the domain shares with
+    everyday language (cues.yaml `domain_shared`: "switches per rack"). "everyday" when
+    its only such word is one shared word ("a Nintendo Switch", "a cluster of stars",
+    "the tiers of a wedding cake"): too weak a sign, and the knowledge base's match on
+    that one word too. "none" otherwise."""
+    cues = cues_of(text)
+    if cues.has("domain") or dialogue.names(text) or any(map(_written_as_code, text.split())):
+        return "domain"
+    shared = {cues.text[cue.start : cue.end].lower().rstrip("s") for cue in cues.matches("domain_shared")}
+    return "domain" if len(shared) >= 2 else "everyday" if shared else "none"
 
 
 def _written_as_code(word: str) -> bool:
@@ -463,6 +482,7 @@ def understand(
     follows_design: bool = False,
     follows_answer: bool = False,
     knowledge_sure: bool = False,
+    unfamiliar: bool = False,
 ) -> Understanding:
     """What `question` wants (see the module docstring), decided by the first rule of
     understanding/decisions.yaml that holds.
@@ -479,7 +499,8 @@ def understand(
     the design on the table (understanding.context), `follows_answer` whether there is an
     earlier answer a follow-up can lean on ("is the spec finished?"), `knowledge_sure`
     whether the knowledge base's best entry matches it closely (a term the domain words
-    do not list: "what is ibdiagnet for").
+    do not list: "what is ibdiagnet for"), `unfamiliar` whether it has words the knowledge
+    base never uses ("wedding", "cake") beside its one everyday word of the domain ("tiers").
     """
     topics = design_topics(question)
     facts = message_facts(
@@ -496,6 +517,7 @@ def understand(
         follows_design=follows_design,
         follows_answer=follows_answer,
         knowledge_sure=knowledge_sure,
+        unfamiliar=unfamiliar,
     )
     rule = decide(facts)
     return Understanding(

@@ -43,6 +43,7 @@ Group = Literal[
     "about",
     "errand",
     "domain",
+    "domain_shared",
     "counting",
     "one_unit",
     "time_of_day",
