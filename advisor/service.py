@@ -269,17 +269,17 @@ def understand_message(
     return decision, extraction, merged
 
 
-#: words the knowledge base never uses that tell a message's one everyday word of the
-#: domain ("tiers") is meant in its everyday sense ("my wedding cake's tiers")
+#: words the knowledge base never uses that tell a message outside the domain: beside its
+#: one everyday word of the domain ("my wedding cake's tiers"), or with none of its words
+#: in the middle of a conversation ("can you help plan my kid's birthday party")
 UNFAMILIAR_WORDS = 2
 
 
 def _unfamiliar(question: str) -> bool:
-    """Whether the message's only word of the domain is an everyday one and it has words no
-    entry uses beside it (looked up only then: most messages name the domain plainly)."""
+    """Whether the message names nothing of the domain (or only one everyday word of it) and
+    has words no entry uses (looked up only then: most messages name the domain plainly)."""
     return (
-        understand.domain_sense(question) == "everyday"
-        and len(knowledge.unmentioned_words(question)) >= UNFAMILIAR_WORDS
+        understand.domain_sense(question) != "domain" and len(knowledge.unmentioned_words(question)) >= UNFAMILIAR_WORDS
     )
 
 

@@ -21,7 +21,12 @@ def decision_file() -> dict[str, Any]:
     return data
 
 
-def with_rule(change: dict[str, Any], index: int = 2) -> dict[str, Any]:
+#: the rule the malformed copies change (found by name: rules are added before it)
+CHANGED_RULE = "what_if_on_design"
+CHANGED_AT = [rule["name"] for rule in decision_file()["rules"]].index(CHANGED_RULE)
+
+
+def with_rule(change: dict[str, Any], index: int = CHANGED_AT) -> dict[str, Any]:
     data = copy.deepcopy(decision_file())
     data["rules"][index].update(change)
     return data
@@ -36,14 +41,14 @@ def test_the_decision_file_loads_with_a_last_rule_that_always_holds() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"want": "maybe"}, "rules.2.want"),
+        ({"want": "maybe"}, f"rules.{CHANGED_AT}.want"),
         (
             {"when": "design_shown and wants_a_pony"},
             "rule what_if_on_design: condition names unknown fact 'wants_a_pony'",
         ),
         ({"when": "design_shown and ("}, "rule what_if_on_design: bad condition"),
         ({"name": "reported_figures"}, "rule reported_figures: the name is used twice"),
-        ({"colour": "red"}, "rules.2.colour"),
+        ({"colour": "red"}, f"rules.{CHANGED_AT}.colour"),
     ],
 )
 def test_a_bad_decision_rule_is_refused_naming_the_rule(change: dict[str, Any], message: str) -> None:

@@ -127,3 +127,17 @@ def test_names_written_as_code_and_hyphenated_terms_are_of_the_domain(text: str)
 def test_a_question_naming_a_model_or_workload_but_no_count_is_answered_not_sized(text: str) -> None:
     result = service.ask(text)
     assert result.kind == AskKind.answer and result.decided_by == "question_without_a_count"
+
+
+def test_a_message_with_nothing_of_the_domain_is_declined_in_the_middle_of_a_conversation() -> None:
+    """After a design, "what paint should I use for my garage door" is not a follow-up to
+    lean on the design with: no word of the domain, words no entry uses, no figure."""
+    first = service.ask("We will pretrain a 70B model on 128 H100s. What network do we need?")
+    assert first.recommendation is not None
+    off = service.ask(
+        "what paint should I use for my garage door", first.profile, first.recommendation.id, first.context
+    )
+    assert off.kind == AskKind.out_of_scope and off.decided_by == "out_of_domain_in_conversation"
+    # a resize or a correction in plain words still leans on it
+    grown = service.ask("we might double it next year", first.profile, first.recommendation.id, first.context)
+    assert grown.kind == AskKind.recommendation and grown.profile.gpu_count == 256
