@@ -38,6 +38,7 @@ COLLECTIONS = (
     "blind12",
     "blind13",
     "blind14",
+    "blind15",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
