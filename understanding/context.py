@@ -21,6 +21,8 @@ How a follow-up uses it (understanding.dialogue tells an elliptical follow-up by
 
 from __future__ import annotations
 
+import re
+
 from advisor.models import Answer, DialogueContext
 from knowledge import formulas
 from rules.models import Recommendation
@@ -92,7 +94,36 @@ def recomputed(question: str, context: DialogueContext | None) -> str | None:
         old = formulas.quantities_named(again).get(kind)
         if old is not None:
             again = again[: old.start()] + new.group(0) + again[old.end() :]
+    for kind, factor in _scaled_quantities(question).items():  # "and with twice the bus bandwidth?"
+        old = formulas.quantities_named(again).get(kind)
+        number = _NUMBER.search(old.group(0)) if old is not None else None
+        if old is not None and number is not None:
+            value = float(number.group(0).replace(",", "")) * factor
+            start, end = old.start() + number.start(), old.start() + number.end()
+            again = f"{again[:start]}{value:g}{again[end:]}"
     return again if again != context.question else None
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_FACTORS = {"twice": 2.0, "double": 2.0, "doubled": 2.0, "triple": 3.0, "tripled": 3.0, "half": 0.5, "halved": 0.5}
+_SCALED = re.compile(
+    r"\b(?P<factor>twice|double|doubled|triple|tripled|half|halved|\d+(?:\.\d+)?\s?(?:x|times))\s+(?:the\s+|that\s+|as\s+much\s+)?"
+    r"(?P<what>bus\s+bandwidth|busbw|algbw|bandwidth|rate|speed|link\s+speed|buffer|message|size|gpus|ranks)\b",
+    re.I,
+)
+_KIND_OF = {"bus": "rate", "busbw": "rate", "algbw": "rate", "bandwidth": "rate", "rate": "rate", "speed": "rate",
+            "link": "rate", "buffer": "size", "message": "size", "size": "size", "gpus": "ranks", "ranks": "ranks"}
+
+
+def _scaled_quantities(question: str) -> dict[str, float]:
+    """The quantities a follow-up scales rather than states ("twice the bus bandwidth",
+    "half the buffer", "4x the GPUs"), by the kind formulas.quantities_named reads."""
+    scaled: dict[str, float] = {}
+    for found in _SCALED.finditer(question):
+        said = found["factor"].lower()
+        factor = _FACTORS.get(said) or float(re.sub(r"[^\d.]", "", said))
+        scaled[_KIND_OF[found["what"].split()[0].lower()]] = factor
+    return scaled
 
 
 def swaps_fabric(question: str, context: DialogueContext | None) -> bool:

@@ -212,6 +212,30 @@ def resolve(question: str, context: DialogueContext | None) -> str:
 _OF_THOSE = re.compile(r"\b(?P<count>\w{1,12}(?:,\d{3}){0,3})\s{1,3}of\s{1,3}(?:those|them|these)\b", re.I)
 
 
+_UNITS_ALONE = re.compile(
+    r"\b(?P<count>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen)"
+    r"\s{1,3}(?:full\s{1,3})?(?P<unit>scalable\s{1,3}units?|sus?)\b(?!\s{1,3}(?:of|with)\b)",
+    re.I,
+)
+
+
+#: a GPU or system written as a model number ("H100", "gb200", "MI300X", "B300")
+_GPU_NAMED = re.compile(r"\b(?:[a-z]{1,3}\d{2,4}[a-z]{0,2})\b", re.I)
+
+
+def units_of_the_model(question: str, gpu_model: str | None) -> str:
+    """The question with "N SUs" read as N scalable units of the GPU earlier turns named:
+    "could this scale to 4 SUs later?" after a GB200 design is 4 SUs of GB200 (a scalable
+    unit's size is the platform's, understanding.extraction.systems); unchanged when no
+    GPU was named or the question names its own."""
+    if not gpu_model:
+        return question
+    found = _UNITS_ALONE.search(question)
+    if found is None or found["count"].lower() in ("1", "one") or _GPU_NAMED.search(question):
+        return question  # "is that 1 SU?" asks about the design, it does not resize it
+    return f"{question[: found.end()]} of {gpu_model}{question[found.end() :]}"
+
+
 def counted_in_last_subject(question: str, context: DialogueContext | None) -> str:
     """The question with "N of those" read as N of the unit the last answer was about:
     "we need two of those with DGX B200" after an answer on what a scalable unit is asks

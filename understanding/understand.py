@@ -394,9 +394,12 @@ def message_facts(
         "names_topics": bool(topics),
         # the last answer was about the design ("how many switches?" -> "what is the cost
         # per GPU?"): a figure asked next is asked of it too, without "it" or "our"
-        "points_at_design": about_shown_design(question) or (follows_design and design_shown),
+        # ... but not how something works ("can you explain how a ring all-reduce moves data?")
+        "points_at_design": about_shown_design(question)
+        or (follows_design and design_shown and not cues.has("mechanism")),
         "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
-        or (found.gpu_model is not None and cues.has("change")),
+        or (found.gpu_model is not None and cues.has("change"))
+        or (bool(topics) and cues.has("include")),
         "asks_only_about": asks_only_about(question),
         "asks_for_design": asks_for_design(question),
         "calculated": calculated,

@@ -165,11 +165,18 @@ def summary(tracker: Tracker) -> str:
 
 
 class ActionRestart(AdvisorAction):
-    """Rasa's restart, with a reply: forget the conversation and say so."""
+    """Rasa's restart, with a reply: forget the conversation and say so; unless the
+    advisor's understanding sizes from the message ("Please revise: ten systems, not
+    eight." is a correction of the design, which forgetting everything would lose)."""
 
     def name(self) -> str:
         return "action_restart"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
-        output.say(dispatcher, tracker, replies.text("restarted"))
-        return [Restarted()]
+        def restart() -> list[EventType]:
+            output.say(dispatcher, tracker, replies.text("restarted"))
+            return [Restarted()]
+
+        if respond.turn(tracker).decision.want == Want.sizing:
+            return respond.respond(dispatcher, tracker, restart)
+        return restart()

@@ -120,8 +120,11 @@ class ActionCompare(AdvisorAction):
             # "please show the RoCE option", "change the fabric to RoCE": the design with that
             # fabric, as the dispatcher decided, not the comparison Rasa's intent names
             return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
-        if decision.want == Want.question and not (extraction.fabrics_named(text) or chat.asks_to_compare(text)):
-            # "would tensor parallelism across nodes be advisable?": nothing to compare
+        if decision.want in (Want.question, Want.sizing) and not (
+            extraction.fabrics_named(text) or chat.asks_to_compare(text)
+        ):
+            # "would tensor parallelism across nodes be advisable?": nothing to compare;
+            # "for clarity, there are four GPUs in each chassis": a detail that re-sizes
             return respond.respond(dispatcher, tracker, lambda: self.compare(dispatcher, tracker))
         return self.compare(dispatcher, tracker)
 

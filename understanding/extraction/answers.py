@@ -14,6 +14,9 @@ from understanding.extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count,
 from understanding.extraction.pipeline import VALUE
 from understanding.extraction.readings import Reading
 
+#: words that make the number after them count something named ("the two designs", "these
+#: three options"): no answer to "how many GPUs?"
+_DETERMINERS = frozenset({"the", "these", "those", "both", "all", "our", "your", "its", "their", "my", "which"})
 #: what a size stated, scaled or grown is read into ("two more racks ... all four": no bare count)
 _SIZES = frozenset({*COUNT_FIELDS, "size_factor", "size_added"})
 
@@ -33,6 +36,7 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
         and token.i not in claimed
         and not any(start <= token.idx < end for start, end in times)  # "a taxi tomorrow at seven"
         and not unit_follows(doc, token.i + 1)  # "fit in one node": a count with its unit is no bare number
+        and not (token.i > 0 and doc[token.i - 1].lower_ in _DETERMINERS)  # "which of the two designs"
     ]
     if len(numbers) != 1:
         return []

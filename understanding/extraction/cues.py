@@ -16,6 +16,7 @@ again: understanding.understand asks its questions of the one run over the messa
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, get_args
@@ -40,6 +41,8 @@ Group = Literal[
     "reported",
     "side",
     "change",
+    "include",
+    "mechanism",
     "about",
     "errand",
     "domain",
@@ -295,6 +298,11 @@ def _gates(tokens: list[dict[str, Any]]) -> tuple[frozenset[str], ...]:
     return tuple(gates)
 
 
+#: what may follow a cue that closes the text: "?", and the particles an elliptical
+#: fragment ends with ("spines then?", "optics too?", "cost now?")
+_CLOSING = re.compile(r"[\s?]*(?:(?:then|now|too|also|again|though|pls|please|plz)[\s?,.!]*)*", re.I)
+
+
 def _inside_word(text: str, index: int) -> bool:
     if index < 0 or index >= len(text):
         return False
@@ -324,7 +332,7 @@ class Cues:
         if cue.at == "start":
             return not any(char.isalnum() or char == "_" for char in self.text[start : cue.start])
         if cue.at == "end":
-            return not self.text[cue.end : end].strip(" \t\n?")
+            return bool(_CLOSING.fullmatch(self.text[cue.end : end]))
         return True
 
     def has(self, label: str, start: int = 0, end: int | None = None) -> bool:
