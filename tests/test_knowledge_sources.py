@@ -222,6 +222,15 @@ def test_estimates_are_marked_as_the_projects_own(records):
 
 
 @pytest.mark.skipif(not SEED_GUIDE.exists(), reason="seed guide not available")
+def test_sources_name_documents_not_the_knowledge_bases_own_entries():
+    """A source is what a customer reads beside the answer: a document by its title and
+    publisher, never one of our entry ids ("as in practice-optics-reach-power")."""
+    records = sources.load()
+    ids = {r.data["id"] for r in records}
+    cited = [(r.data["id"], other) for r in records for other in ids if other in r.data["source"]]
+    assert not cited, cited
+
+
 def test_guide_citations_name_real_sections():
     guide = SEED_GUIDE.read_text(encoding="utf-8")
     cited = set()
