@@ -24,6 +24,7 @@ from advisor.designs.recommendations import MEMO_SIZE, complete_profile, expand,
 from advisor.models import Answer, AskKind, AskResult, Change, DialogueContext, RelatedEntry
 from advisor.render import markdown
 from advisor.storage import store
+from knowledge.formulas import RATIO
 from knowledge.search import CALCULATION, COMPUTED_KINDS
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
@@ -306,6 +307,8 @@ def _parts_asked(rec: Recommendation, decision: Understanding, question: str, sh
     B300?", "... together with the expected cost"), while a list of parts asks for the whole
     design, whose summary already shows its figures ("fabric, switches, cables and cost")."""
     topics = decision.design_topics
+    if "oversubscription" in topics and RATIO.search(question):  # "could we do 2:1 to save money?": that first
+        topics = ["oversubscription", *(topic for topic in topics if topic != "oversubscription")]
     if shown is None:
         asked = set(understand.design_topics(decision.side_question or ""))
         topics = [topic for topic in topics if topic not in asked]

@@ -87,6 +87,7 @@ def calculation(text: str) -> Entry | None:
     text = str(text or "")
     return (
         allreduce_time(text)
+        or gather_scatter_traffic(text)
         or allreduce_traffic(text)
         or oversubscription_ratio(text)
         or bus_bandwidth(text)
@@ -98,6 +99,30 @@ def calculation(text: str) -> Entry | None:
 
 
 _RING = re.compile(r"\bring\b", re.I)
+_GATHER = re.compile(r"\ball[\s-]?gather|\breduce[\s-]?scatter", re.I)
+
+
+def gather_scatter_traffic(text: str) -> Entry | None:
+    """What each GPU receives in an all-gather (or sends in a reduce-scatter) on n ranks:
+    (n-1)/n of the whole buffer, in GB when its size is named; the all-reduce is both
+    halves, hence its 2(n-1)/n."""
+    found = _GATHER.search(text)
+    ranks = _RANKS.search(text)
+    n = int(ranks["number"]) if ranks else 0
+    if found is None or n < 2 or _ALLREDUCE.search(text):
+        return None
+    share = (n - 1) / n
+    ratio = Fraction(n - 1, n)
+    buffer = _gigabytes(text)
+    amount = f": {share * buffer:.4g} GB of a {buffer:g} GB buffer" if buffer else ""
+    verb = "receives" if found.group(0).lower().startswith("all") else "sends"
+    body = (
+        f"(n-1)/n = {ratio.numerator}/{ratio.denominator} = {share:.4g} of the whole buffer{amount}, with n = {n}: "
+        f"in a ring {found.group(0).lower()} each GPU {verb} the n-1 shards it does not hold (or owe), one "
+        "neighbour step at a time; an all-reduce is a reduce-scatter then an all-gather, hence its 2(n-1)/n."
+    )
+    title = "All-gather / reduce-scatter traffic per GPU for n ranks"
+    return Entry.computed("calculation-gather-traffic", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
 
 
 def allreduce_traffic(text: str) -> Entry | None:

@@ -133,7 +133,6 @@ def test_clauses_split_sentences_and_trailing_questions():
         ("how much bandwidth do we get for checkpoint traffic", "Storage network:"),
         ("and an all-reduce of 20 GB?", "All-reduce of 20 GB:"),
         ("and with SHARP enabled?", "All-reduce with SHARP:"),
-        ("what if we did 2:1 at the leaf", "At 2:1 at the leaves:"),
     ],
 )
 def test_follow_ups_are_answered_from_the_design_on_the_table(design, question, expected):
@@ -522,6 +521,21 @@ def test_the_latency_sharp_and_oversubscription_what_if_lines_carry_their_source
     assert "switch hop" in latency and "InfiniBand vs. Ethernet Comparison" in latency
     assert "SHARP" in sharp and "(Source: NVIDIA Scalable Hierarchical Aggregation" in sharp
     assert "At 2:1 at the leaves" in ratio and "SIGCOMM 2024" in ratio
+
+
+@pytest.mark.parametrize(
+    "proposal", ["what if we did 2:1 at the leaf", "could we do 2:1 to save money", "Would a 2:1 taper at the leaf layer save much?"]
+)
+def test_a_ratio_proposed_for_the_leaves_gives_the_design_with_what_the_taper_takes_out(design, proposal):
+    """A what-if on the design: the (non-blocking) design again, led by what 2:1 would do,
+    counted (spines and leaf-to-spine links halved, leaves and server links kept)."""
+    result = service.ask(proposal, design.profile, design.recommendation.id, design.context)
+    assert result.kind == AskKind.recommendation and result.decided_by == "what_if_on_design"
+    ratio_line = result.reply.index("At 2:1 at the leaves:")
+    assert ratio_line < result.reply.index("**Recommendation:")
+    assert result.recommendation is not None  # "to save money" may also ask for the cheaper fabric
+    spines = result.recommendation.topology.spine_switches
+    assert f"about {-(-spines // 2):,} spine switches instead of {spines:,}" in result.reply
 
 
 def test_a_growth_after_a_design_resizes_it():

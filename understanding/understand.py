@@ -41,6 +41,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.models import Change
+from knowledge.formulas import RATIO
 from rules.models import ProfileDraft
 from understanding import dialogue, small_talk
 from understanding.extraction.cues import Cues
@@ -399,7 +400,9 @@ def message_facts(
         or (follows_design and design_shown and not cues.has("mechanism")),
         "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
         or (found.gpu_model is not None and cues.has("change"))
-        or (bool(topics) and cues.has("include")),
+        or (bool(topics) and cues.has("include"))
+        # "could we do 2:1 to save money?": a ratio proposed for the design's leaves
+        or ("oversubscription" in topics and RATIO.search(question) is not None),
         "asks_only_about": asks_only_about(question),
         "asks_for_design": asks_for_design(question),
         "calculated": calculated,

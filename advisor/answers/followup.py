@@ -9,6 +9,8 @@ design never says something the knowledge base does not.
 
 from __future__ import annotations
 
+import math
+
 import re
 from collections.abc import Callable
 
@@ -17,7 +19,7 @@ from advisor.answers import verbs
 from advisor.render import markdown
 from advisor.render.wording import customer_text
 from knowledge.formulas import ALLREDUCE_SOURCE, RATIO, buffer_gigabytes
-from rules.models import Recommendation, Technology
+from rules.models import Recommendation, Technology, Topology
 from rules.platform import platform_for
 from understanding.extraction import fabrics_named
 
@@ -212,12 +214,27 @@ def _oversubscription_lines(rec: Recommendation, question: str) -> list[str]:
         ratio = float(asked.group(1))
         lines.append(
             f"- **At {ratio:g}:1 at the leaves:** each leaf would split its ports {ratio:g} down to 1 up, so the "
-            f"same GPUs need about {1 / ratio:.0%} of today's leaf-to-spine links and spine ports, and each GPU "
+            f"same GPUs need about {1 / ratio:.0%} of today's leaf-to-spine links and spine ports"
+            f"{_tapered_counts(t, ratio)}, and each GPU "
             f"gets about {1 / ratio:.0%} of its line rate across the spines when all send at once (an all-reduce "
             "does). Training back-ends are built 1:1 in NVIDIA's DGX SuperPOD designs; oversubscription suits "
             f"storage, front-end and inference networks. _(Source: {OVERSUBSCRIPTION_SOURCE})_"
         )
     return lines
+
+
+def _tapered_counts(topology: Topology, ratio: float) -> str:
+    """What a leaf taper takes out of a two-tier fabric, counted: its spines and its
+    leaf-to-spine links divided by the ratio (the leaves and the server links stay)."""
+    links = sum(tier.count for tier in topology.cables if tier.tier == "leaf-spine")
+    if topology.tiers != 2 or not links or not topology.spine_switches:
+        return ""
+    spines = max(1, math.ceil(topology.spine_switches / ratio))
+    return (
+        f" (about {spines:,} spine switches instead of {topology.spine_switches:,} and "
+        f"{math.ceil(links / ratio):,} leaf-to-spine links instead of {links:,}; the {topology.leaf_switches:,} leaves "
+        "and every server link stay)"
+    )
 
 
 def _oversubscription_line(rec: Recommendation) -> str:
