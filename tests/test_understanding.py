@@ -524,7 +524,12 @@ def test_the_latency_sharp_and_oversubscription_what_if_lines_carry_their_source
 
 
 @pytest.mark.parametrize(
-    "proposal", ["what if we did 2:1 at the leaf", "could we do 2:1 to save money", "Would a 2:1 taper at the leaf layer save much?"]
+    "proposal",
+    [
+        "what if we did 2:1 at the leaf",
+        "could we do 2:1 to save money",
+        "Would a 2:1 taper at the leaf layer save much?",
+    ],
 )
 def test_a_ratio_proposed_for_the_leaves_gives_the_design_with_what_the_taper_takes_out(design, proposal):
     """A what-if on the design: the (non-blocking) design again, led by what 2:1 would do,

@@ -111,8 +111,20 @@ _SCALED = re.compile(
     r"(?P<what>bus\s+bandwidth|busbw|algbw|bandwidth|rate|speed|link\s+speed|buffer|message|size|gpus|ranks)\b",
     re.I,
 )
-_KIND_OF = {"bus": "rate", "busbw": "rate", "algbw": "rate", "bandwidth": "rate", "rate": "rate", "speed": "rate",
-            "link": "rate", "buffer": "size", "message": "size", "size": "size", "gpus": "ranks", "ranks": "ranks"}
+_KIND_OF = {
+    "bus": "rate",
+    "busbw": "rate",
+    "algbw": "rate",
+    "bandwidth": "rate",
+    "rate": "rate",
+    "speed": "rate",
+    "link": "rate",
+    "buffer": "size",
+    "message": "size",
+    "size": "size",
+    "gpus": "ranks",
+    "ranks": "ranks",
+}
 
 
 def _scaled_quantities(question: str) -> dict[str, float]:

@@ -10,7 +10,6 @@ design never says something the knowledge base does not.
 from __future__ import annotations
 
 import math
-
 import re
 from collections.abc import Callable
 
