@@ -94,6 +94,7 @@ def calculation(text: str) -> Entry | None:
         or model_memory(text)
         or leaf_split(text)
         or fat_tree_capacity(text)
+        or product_total(text)
         or conversion(text)
     )
 
@@ -450,3 +451,49 @@ def fat_tree_capacity(text: str) -> Entry | None:
         return None
     title = "Fat-tree capacity from switch radix"
     return Entry.computed("calculation-fat-tree", title, body, FAT_TREE_SOURCE, subject=CALCULATION)
+
+
+PRODUCT_SOURCE = "Fabric Advisor arithmetic (project's own) on the numbers in the question"
+# "1,024 optical transceivers each draw 15 W", "8 cx7 at 400g each", "64 leafs, each with 32
+# uplinks": a count of things, then what each has or draws
+_EACH_HAS = re.compile(
+    r"(?<![\d.,])(?P<n>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?P<things>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s*,?\s*"
+    r"(?:each\s+|apiece\s+)?(?:draw(?:s|ing)?|at|with|of|has|have|having|carry(?:ing)?|hold(?:s|ing)?|x|×)\s+"
+    r"(?P<x>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>kw|w|watts?|g|gb/s|gbps|gbe|t|tb/s|tbps|[a-z]+)\b",
+    re.I,
+)
+_EACH = re.compile(r"\b(?:each|apiece|per\s+\w+|every)\b", re.I)
+_TOTAL_ASKED = re.compile(
+    r"\b(?:total|in\s+all|altogether|combined|aggregate|sum|how\s+(?:much|many)|what\s+is\s+their)\b|=", re.I
+)
+_POWER_UNITS = {"w": 1.0, "watt": 1.0, "watts": 1.0, "kw": 1000.0}
+_RATE_UNITS = {"g": 1.0, "gb/s": 1.0, "gbps": 1.0, "gbe": 1.0, "t": 1000.0, "tb/s": 1000.0, "tbps": 1000.0}
+
+
+def product_total(text: str) -> Entry | None:
+    """A total of things that each have or draw the same ("1,024 transceivers each draw
+    15 W: total power?", "8 NICs at 400G each = bandwidth per node?", "64 leaves, each with
+    32 uplinks: how many cables?"): the count times each one's share, in the unit asked."""
+    found = _EACH_HAS.search(text)
+    if found is None or not _EACH.search(text) or not _TOTAL_ASKED.search(text):
+        return None
+    n = int(found["n"].replace(",", ""))
+    each = float(found["x"].replace(",", ""))
+    unit = found["unit"].lower()
+    if n < 2 or each <= 0:
+        return None
+    things = found["things"].strip()
+    if unit in _POWER_UNITS:
+        watts = n * each * _POWER_UNITS[unit]
+        total = f"{watts:,.0f} W ({watts / 1000:,.4g} kW)"
+        each_said = f"{each:g} {'kW' if unit == 'kw' else 'W'}"
+    elif unit in _RATE_UNITS:
+        gbps = n * each * _RATE_UNITS[unit]
+        total = f"{gbps:,.0f} Gb/s ({gbps / 1000:,.4g} Tb/s)"
+        each_said = f"{each * _RATE_UNITS[unit]:g} Gb/s"
+    else:
+        total = f"{n * each:,.6g} {unit}"
+        each_said = f"{each:g} {unit}"
+    body = f"{total}: {n:,} {things} x {each_said} each = {total}."
+    title = f"Total over {n:,} {things}"
+    return Entry.computed("calculation-product-total", title, body, PRODUCT_SOURCE, subject=CALCULATION)

@@ -3,7 +3,7 @@ the result, then the formula and its source."""
 
 import pytest
 
-from knowledge import calculation
+from knowledge import calculation, formulas
 from knowledge.formulas import allreduce_time, fat_tree_capacity
 
 
@@ -147,3 +147,29 @@ def test_each_gpus_gradient_is_the_models_over_its_tensor_and_pipeline_degrees()
 )
 def test_a_leaf_splits_its_ports_by_the_oversubscription_asked(question, lead):
     assert calculation(question).text.startswith(lead)
+
+
+@pytest.mark.parametrize(
+    ("question", "total"),
+    [
+        ("If 512 transceivers each draw 17 W, what is their total power?", "8,704 W (8.704 kW)"),
+        ("a box with 4 nics at 800g each = how much bandwidth per node", "3,200 Gb/s (3.2 Tb/s)"),
+        ("48 leaves, each with 16 uplinks: how many cables in all?", "768 uplinks"),
+    ],
+)
+def test_a_total_of_things_that_each_draw_or_carry_the_same_is_their_product(question: str, total: str) -> None:
+    entry = formulas.calculation(question)
+    assert entry is not None and entry.text.startswith(total)
+
+
+def test_a_count_of_things_each_with_something_is_no_sum_unless_a_total_is_asked() -> None:
+    assert formulas.product_total("we have 32 nodes with 8 gpus each") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "received"),
+    [("an all-gather of 4 GB total output on 32 GPUs: how much does each GPU receive?", "3.875 GB")],
+)
+def test_an_all_gather_moves_n_minus_one_over_n_of_the_buffer_to_each_gpu(question: str, received: str) -> None:
+    entry = formulas.calculation(question)
+    assert entry is not None and received in entry.text and "31/32" in entry.text
