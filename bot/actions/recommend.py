@@ -67,6 +67,8 @@ class ActionExplain(AdvisorAction):
         return "action_explain"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        if respond.resizes_design(respond.turn(tracker)):  # "what would change at 2:1?"
+            return respond.respond(dispatcher, tracker, list)
         # "justify why a lossless fabric is required", "why that price?"
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not",)):
             return []
@@ -105,6 +107,11 @@ class ActionCompare(AdvisorAction):
         return "action_compare"
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
+        text = profile.latest_text(tracker)
+        if respond.resizes_design(respond.turn(tracker)) and not (
+            extraction.fabrics_named(text) or chat.asks_to_compare(text)
+        ):  # "could we do 2:1 to save money?": the design again, not the fabrics side by side
+            return respond.respond(dispatcher, tracker, list)
         # "cables/optics count?" about the design shown; costs and why-nots are what the
         # comparison itself shows
         if respond.answered_from_design(dispatcher, tracker, excluding=("why_not", "cost")):

@@ -165,6 +165,13 @@ def leans_on_last_answer(decided: service.Turn) -> bool:
     return decided.kind == AskKind.answer and looked_up != decided.question and looked_up.startswith(decided.question)
 
 
+def resizes_design(decided: service.Turn) -> bool:
+    """The dispatcher sizes the design on the table again from this message ("what would
+    change at 2:1?", "include a separate storage network"): a what-if whose reply is the
+    design again, whichever intent Rasa heard."""
+    return decided.kind == AskKind.recommendation and decided.shown is not None
+
+
 def answered_from_design(
     dispatcher: CollectingDispatcher, tracker: Tracker, *, excluding: tuple[str, ...] = ()
 ) -> bool:
