@@ -258,9 +258,11 @@ def size(
     design_answer = decided.design_answer if rec is decided.recommendation else ""
     if decided.decision.design_topics and shown is not None and not design_answer:
         design_answer = service.design_reply(rec, decided.decision, text)
-    if unchanged and shown is not None and shown.id == rec.id:  # a what-if that changes nothing
-        output.say(dispatcher, tracker, design_answer or unchanged)
+    if unchanged and shown is not None and shown.id == rec.id and not design_answer:  # a what-if that changes nothing
+        output.say(dispatcher, tracker, unchanged)
         return []
+    # a what-if that changes nothing but asks figures of it ("what would change at 2:1?",
+    # "include a separate storage network"): the design again with them, as /v1/ask gives it
     if decided.unusable:  # "32 H900 GPUs for training": sized, and told why not the H900
         output.say(dispatcher, tracker, decided.unusable)
     if decided.changed:  # a correction: "Changed: GPUs 128 -> 256."
