@@ -428,11 +428,6 @@ def message_facts(
     }
 
 
-def in_domain(text: str) -> bool:
-    """It names something of GPU clusters and their networks (see `domain_sense`)."""
-    return domain_sense(text) == "domain"
-
-
 def domain_sense(text: str) -> str:
     """ "domain" when the text names something of GPU clusters and their networks: a word
     of the domain (understanding/extraction/data/cues.yaml `domain`), a technology or

@@ -169,7 +169,11 @@ def resizes_design(decided: service.Turn) -> bool:
     """The dispatcher sizes the design on the table again from this message ("what would
     change at 2:1?", "include a separate storage network"): a what-if whose reply is the
     design again, whichever intent Rasa heard."""
-    return decided.kind == AskKind.recommendation and decided.shown is not None
+    return (
+        decided.kind == AskKind.recommendation
+        and decided.shown is not None
+        and decided.decision.decided_by == "what_if_on_design"
+    )
 
 
 def answered_from_design(
