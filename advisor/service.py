@@ -242,9 +242,7 @@ def understand_message(
     # the extractor's reading merged with earlier turns, and a value taken back replaced
     # ("sorry, 256 not 128", "make that B200"): understanding.corrections, as the chat's slots
     # "we need two of those with DGX B200" after an answer on scalable units: two of them
-    counted = dialogue.units_of_the_model(
-        dialogue.counted_in_last_subject(question, context), earlier.gpu_model if profile else None
-    )
+    counted = dialogue.units_of_the_model(dialogue.counted_in_last_subject(question, context), earlier.gpu_model)
     revision = corrections.revise(counted, profile, expecting=expecting, shown=shown is not None)
     extraction, merged = revision.extraction, revision.merged
     # a relative size ("double it") or a value taken back changes the design on the table

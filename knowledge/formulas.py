@@ -100,6 +100,14 @@ def calculation(text: str) -> Entry | None:
 
 
 _RING = re.compile(r"\bring\b", re.I)
+
+
+def _ranks_and_buffer(text: str) -> tuple[int, float | None]:
+    """The rank count (0 when none) and the buffer in GB (None when none) a ring sum reads."""
+    ranks = _RANKS.search(text)
+    return (int(ranks["number"]) if ranks else 0), _gigabytes(text)
+
+
 _GATHER = re.compile(r"\ball[\s-]?gather|\breduce[\s-]?scatter", re.I)
 
 
@@ -108,13 +116,11 @@ def gather_scatter_traffic(text: str) -> Entry | None:
     (n-1)/n of the whole buffer, in GB when its size is named; the all-reduce is both
     halves, hence its 2(n-1)/n."""
     found = _GATHER.search(text)
-    ranks = _RANKS.search(text)
-    n = int(ranks["number"]) if ranks else 0
+    n, buffer = _ranks_and_buffer(text)
     if found is None or n < 2 or _ALLREDUCE.search(text):
         return None
     share = (n - 1) / n
     ratio = Fraction(n - 1, n)
-    buffer = _gigabytes(text)
     amount = f": {share * buffer:.4g} GB of a {buffer:g} GB buffer" if buffer else ""
     verb = "receives" if found.group(0).lower().startswith("all") else "sends"
     body = (
@@ -132,13 +138,11 @@ def allreduce_traffic(text: str) -> Entry | None:
     `allreduce_time`, tried first, needs)."""
     if not (_ALLREDUCE.search(text) or _RING.search(text)):
         return None
-    ranks = _RANKS.search(text)
-    n = int(ranks["number"]) if ranks else 0
+    n, buffer = _ranks_and_buffer(text)  # "a 1 GB buffer across 16 GPUs": the amount, too
     if n < 2:
         return None
     factor = 2 * (n - 1) / n
     ratio = Fraction(2 * (n - 1), n)
-    buffer = _gigabytes(text)  # "a 1 GB buffer across 16 GPUs": the amount, too
     amount = f" ({factor * buffer:.4g} GB of a {buffer:g} GB buffer)" if buffer else ""
     body = (
         f"2(n-1)/n = {ratio.numerator}/{ratio.denominator} = {factor:.4g} times the buffer{amount} with n = {n}: in a ring "

@@ -219,10 +219,6 @@ _UNITS_ALONE = re.compile(
 )
 
 
-#: a GPU or system written as a model number ("H100", "gb200", "MI300X", "B300")
-_GPU_NAMED = re.compile(r"\b(?:[a-z]{1,3}\d{2,4}[a-z]{0,2})\b", re.I)
-
-
 def units_of_the_model(question: str, gpu_model: str | None) -> str:
     """The question with "N SUs" read as N scalable units of the GPU earlier turns named:
     "could this scale to 4 SUs later?" after a GB200 design is 4 SUs of GB200 (a scalable
@@ -231,7 +227,7 @@ def units_of_the_model(question: str, gpu_model: str | None) -> str:
     if not gpu_model:
         return question
     found = _UNITS_ALONE.search(question)
-    if found is None or found["count"].lower() in ("1", "one") or _GPU_NAMED.search(question):
+    if found is None or found["count"].lower() in ("1", "one") or gpus_named(question):
         return question  # "is that 1 SU?" asks about the design, it does not resize it
     return f"{question[: found.end()]} of {gpu_model}{question[found.end() :]}"
 

@@ -122,7 +122,6 @@ class ActionCompare(AdvisorAction):
             return respond.respond(dispatcher, tracker, list)
         decided = respond.turn(tracker)
         decision = decided.decision
-        text = profile.latest_text(tracker)
         if _one_fabric_to_try(decided, text):
             # "please show the RoCE option", "change the fabric to RoCE": the design with that
             # fabric, as the dispatcher decided, not the comparison Rasa's intent names

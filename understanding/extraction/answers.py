@@ -14,11 +14,28 @@ from understanding.extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count,
 from understanding.extraction.pipeline import VALUE
 from understanding.extraction.readings import Reading
 
-#: words that make the number after them count something named ("the two designs", "these
-#: three options"): no answer to "how many GPUs?"
-_DETERMINERS = frozenset({"the", "these", "those", "both", "all", "our", "your", "its", "their", "my", "which"})
-#: words after which a number is the other side of a choice ("three tiers or two?": two tiers)
-_ALTERNATIVE = frozenset({"or", "vs", "versus", "than", "nor"})
+#: words after which a number counts something named, no answer to "how many GPUs?": a
+#: determiner ("which of the two designs") or the other side of a choice ("three tiers or two?")
+_COUNTS_SOMETHING_NAMED = frozenset(
+    {
+        "the",
+        "these",
+        "those",
+        "both",
+        "all",
+        "our",
+        "your",
+        "its",
+        "their",
+        "my",
+        "which",
+        "or",
+        "vs",
+        "versus",
+        "than",
+        "nor",
+    }
+)
 #: what a size stated, scaled or grown is read into ("two more racks ... all four": no bare count)
 _SIZES = frozenset({*COUNT_FIELDS, "size_factor", "size_added"})
 
@@ -38,8 +55,7 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
         and token.i not in claimed
         and not any(start <= token.idx < end for start, end in times)  # "a taxi tomorrow at seven"
         and not unit_follows(doc, token.i + 1)  # "fit in one node": a count with its unit is no bare number
-        and not (token.i > 0 and doc[token.i - 1].lower_ in _DETERMINERS)  # "which of the two designs"
-        and not (token.i > 0 and doc[token.i - 1].lower_ in _ALTERNATIVE)  # "three tiers or two?"
+        and not (token.i > 0 and doc[token.i - 1].lower_ in _COUNTS_SOMETHING_NAMED)
     ]
     if len(numbers) != 1:
         return []
