@@ -39,6 +39,7 @@ COLLECTIONS = (
     "blind13",
     "blind14",
     "blind15",
+    "blind16",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
