@@ -80,6 +80,7 @@ def recommend(profile: WorkloadProfile) -> Recommendation:
         fabric=primary.fabric,
         topology=primary.topology,
         ports_per_server=_ports(profile, platform, facts, primary),
+        node_word=facts["node_word"],
         cost=primary.cost,
         performance=_performance(primary, throughput[final], job),
         roce_configuration=_roce_settings(configuration) if advice.get("roce_checklist") else [],

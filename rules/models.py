@@ -949,6 +949,11 @@ class Recommendation(_Model):
     fabric: Fabric
     topology: Topology
     ports_per_server: list[Port]
+    node_word: str = Field(
+        default="server",
+        description="What one node of the profile is: a server, or an NVL72 rack of compute trays.",
+        examples=["server"],
+    )
     cost: Cost
     performance: Performance
     roce_configuration: list[RoceSetting] = Field(default_factory=list, description="Empty unless RoCE.")

@@ -16,6 +16,8 @@ question back.
 
 from __future__ import annotations
 
+import math
+
 from pydantic import ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
@@ -42,7 +44,23 @@ def resolve(profile: ProfileDraft) -> WorkloadProfile:
     refused = link_problem(resolved)
     if refused:
         raise _invalid("link_gbps", refused, resolved.link_gbps)
-    return resolved
+    return in_racks(resolved)
+
+
+def in_racks(profile: WorkloadProfile) -> WorkloadProfile:
+    """A rack-scale cluster counted in its NVL72 racks, however it was written: "8 GB200
+    NVL72 racks" is read as 144 compute trays of 4, "576 GB200" as 8 racks of 72, and both
+    are one cluster. The design, its physical build and its bill of materials count racks
+    (the unit bought, powered and cabled, with its NVLink switch trays and power shelves);
+    counted in trays, each tray was built as a rack of its own and the out-of-band network
+    came to 290 switches instead of 17. Any other profile is returned as it is."""
+    rack = next((s for s in catalogue.servers_for(profile.gpu_model) if s.rack_scale), None)
+    tray = profile.gpus_per_node
+    if rack is None or tray >= rack.nvlink_domain_gpus or tray != rack.gpus:
+        return profile
+    domain = rack.nvlink_domain_gpus
+    racks = math.ceil(profile.gpu_count / domain)
+    return profile.model_copy(update={"node_count": racks, "gpus_per_node": min(domain, profile.gpu_count)})
 
 
 def link_problem(profile: ProfileDraft) -> str | None:

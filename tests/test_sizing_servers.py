@@ -41,8 +41,44 @@ def test_one_nvl72_rack_needs_no_compute_fabric(fields):
 
 def test_one_rack_entered_as_eighteen_trays_is_still_one_nvlink_domain():
     rec = design(gpu_model="GB200", gpu_count=72, gpus_per_node=4)
-    assert rec.profile.node_count == 18
+    assert (rec.profile.node_count, rec.profile.gpus_per_node) == (1, 72)  # counted as the rack it is
     assert rec.fabric.technology is Technology.nvlink_only and rec.topology.total_switches == 0
+
+
+@pytest.mark.parametrize("gpu_model", ["GB200", "GB300"])
+@pytest.mark.parametrize("gpus", [144, 576, 100])
+def test_an_nvl72_cluster_counted_in_trays_or_in_racks_is_one_design_and_one_price(gpu_model, gpus):
+    """"8 GB200 NVL72 racks" reaches the rules as 144 trays of 4, "576 GB200" as 8 racks of
+    72: the same cluster, so the same racks, bill of materials and cost (counted in trays,
+    every tray was built as a rack with its own out-of-band switches: $1.7M more)."""
+    by_tray = design(gpu_model=gpu_model, gpu_count=gpus, gpus_per_node=4, model_params_b=400)
+    by_rack = design(gpu_model=gpu_model, gpu_count=gpus, model_params_b=400)
+    assert by_tray.profile.node_count == by_rack.profile.node_count == -(-gpus // 72)
+    assert by_tray.cost == by_rack.cost
+    assert [(l.part_number, l.quantity) for l in by_tray.bill_of_materials] == [
+        (l.part_number, l.quantity) for l in by_rack.bill_of_materials
+    ]
+    assert by_tray.node_word == "NVL72 rack"
+
+
+@pytest.mark.parametrize("gpu_model", ["GB200", "GB300"])
+def test_nvl72_training_without_a_model_size_follows_the_reference_fabric_not_the_assumed_light_job(gpu_model):
+    """With no model size the traffic model assumes a 7B job, light enough that NVL72 racks
+    reduce alike on every fabric; the fabric is not chosen on that assumption (NVIDIA's
+    SuperPOD for these racks is InfiniBand), while a 7B model stated still gets RoCEv2."""
+    unknown = design(gpu_model=gpu_model, gpu_count=576)
+    assert unknown.fabric.technology.value.startswith("infiniband")
+    assert "rack-scale-training-model-unknown" in [r.rule_id for r in unknown.explanation]
+    light = design(gpu_model=gpu_model, gpu_count=576, model_params_b=7)
+    assert light.fabric.technology is Technology.rocev2
+
+
+def test_an_nvl72_design_names_its_nodes_racks_not_servers():
+    from advisor.render import markdown
+
+    text = markdown.recommendation_markdown(design(gpu_model="GB200", gpu_count=576, gpus_per_node=4))
+    assert "(8 NVL72 racks x 72 GPUs" in text and "Ports per NVL72 rack:" in text
+    assert "servers x" not in text
 
 
 def test_gb200_racks_join_a_fabric_one_port_per_gpu_in_sus_of_eight_racks():

@@ -22,10 +22,16 @@ def workload_line(rec: Recommendation, escape: Callable[[str], str] = str) -> st
     p = rec.profile
     gpu = f"{escape(p.gpu_model)} " if p.gpu_model else ""
     model = f", {p.model_params_b:g}B-parameter model" if p.model_params_b else ""
+    node = rec.node_word
     return (
         f"{p.workload} on {p.gpu_count:,} {gpu}GPUs "
-        f"({p.node_count:,} server{'s' if p.node_count != 1 else ''} x {p.gpus_per_node} GPUs{model})"
+        f"({p.node_count:,} {node}{'s' if p.node_count != 1 else ''} x {p.gpus_per_node} GPUs{model})"
     )
+
+
+def ports_label(rec: Recommendation) -> str:
+    """The heading of the ports line: per server, or per NVL72 rack (its compute trays' ports together)."""
+    return f"Ports per {rec.node_word}"
 
 
 def title(rec: Recommendation) -> str:

@@ -180,7 +180,7 @@ def design_line(rec: Recommendation, topic: str) -> str:
     if topic == "cables":
         return f"- **Cables:** {cables_line(t)}"
     if topic == "ports":
-        return f"- **Ports per server:** {ports_line(rec.ports_per_server)}"
+        return f"- **{headline.ports_label(rec)}:** {ports_line(rec.ports_per_server)}"
     if topic == "topology":
         return f"- **Topology:** {topology_line(t)}"
     if topic == "cost":
@@ -229,7 +229,7 @@ def recommendation_markdown(rec: Recommendation, diagram_url: str | None = None,
         "",
         f"- **Fabric:** {f.name}{switch}",
         f"- **Topology:** {topology_line(t)}",
-        f"- **Ports per server:** {ports_line(rec.ports_per_server)}",
+        f"- **{headline.ports_label(rec)}:** {ports_line(rec.ports_per_server)}",
         f"- **Switches:** {switches_summary(rec)}",
         f"- **Cables:** {cables_line(t)}",
         f"- **Network cost:** {cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)}",

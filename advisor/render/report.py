@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from html import escape
 
+from advisor.render import headline
 from advisor.render.bom import CATEGORY_NAMES, FABRIC_NAMES
 from advisor.render.markdown import (
     PORT_ROLES,
@@ -122,7 +123,7 @@ def _summary(rec: Recommendation) -> str:
         ("Fabric", f.name + (f" on {f.switch_model}" if f.switch_model else "")),
         ("Topology", topology_line(t)),
         ("Server NIC", f.nic_model or "-"),
-        ("Ports per server", ports or "none"),
+        (headline.ports_label(rec), ports or "none"),
         ("Cables", cables_line(t)),
         ("Latency", f"{f.latency_us} us port to port"),
     ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from advisor.render import headline
 from advisor.render.bom import category_lines, sibling_url
 from advisor.render.markdown import (
     TOPOLOGY_NAMES,
@@ -150,7 +151,7 @@ def recommendation_blocks(
     fields = [
         ("Fabric", f"{f.name}{switch}"),
         ("Topology", topology_line(t)),
-        ("Ports per server", ports_line(rec.ports_per_server) or "none"),
+        (headline.ports_label(rec), ports_line(rec.ports_per_server) or "none"),
         ("Switches", switches_line(t)),
         ("Cables", cables_line(t)),
         ("Network cost", cost_range(rec.cost.network_usd_low, rec.cost.network_usd_high)),

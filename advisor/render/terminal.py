@@ -64,7 +64,7 @@ def recommendation_view(rec: Recommendation, diagram_url: str | None = None, *, 
     if diagram_url:
         summary.add_row("Diagram", diagram_url)
 
-    ports = Table(title="Ports per server", title_justify="left")
+    ports = Table(title=headline.ports_label(rec), title_justify="left")
     for column in ("role", "count", "speed", "why"):
         ports.add_column(column)
     for p in rec.ports_per_server:
