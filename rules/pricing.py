@@ -364,7 +364,7 @@ def bill_of_materials(
             layout.compute_fabric,
             profile.floor,
         )
-    systems = physical_systems(profile, platform)
+    systems = profile.node_count or 1  # NVL72 racks, however they were counted (rules.servers.in_racks)
     if not layout.multi_node:
         # one server joins the site's networks; one rack-scale system (an NVL72 rack of
         # 18 compute trays) still needs its trays' storage, in-band and out-of-band
@@ -412,20 +412,6 @@ def compute_build(
     link_gbps = topology.cables[0].gbps if topology.cables else 0
     server = _compute_server_side(platform, nodes, edge_ports, compute_fabric, link_gbps)
     return physical_build(build_key(topology), platform, edge_ports, server.twin_port, switch_model, floor)
-
-
-def physical_systems(profile: WorkloadProfile, platform: Platform) -> int:
-    """The systems the physical build stands and cables: NVL72 racks on a rack-scale
-    platform, also when the profile counts their compute trays as its nodes ("8 GB200
-    NVL72 racks" is read as 144 trays of 4, "576 GB200" as 8 racks of 72). Counted as
-    trays, each tray was taken for a rack with its own NVLink switch trays and power
-    shelves: 290 out-of-band switches instead of 17 for the same 576 GPUs."""
-    nodes = profile.node_count or 1
-    per_node = profile.gpus_per_node or 1
-    rack = platform.node_gpus
-    if platform.assumed or not platform.rack_scale or per_node >= rack or rack % per_node:
-        return nodes
-    return math.ceil(nodes * per_node / rack)
 
 
 def _as_trays(profile: WorkloadProfile, platform: Platform) -> WorkloadProfile:
