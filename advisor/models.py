@@ -20,6 +20,7 @@ class AskKind(StrEnum):
     clarification = "clarification"
     design_answer = "design_answer"
     out_of_scope = "out_of_scope"  # a task that is not the advisor's: declined, with what it does
+    small_talk = "small_talk"  # a greeting, thanks or goodbye: answered in kind, the context kept
 
 
 class RelatedEntry(BaseModel):

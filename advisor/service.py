@@ -23,13 +23,14 @@ from advisor.answers import followup, stated, verbs
 from advisor.designs.recommendations import MEMO_SIZE, complete_profile, expand, get_recommendation, recommend
 from advisor.models import Answer, AskKind, AskResult, Change, DialogueContext, RelatedEntry
 from advisor.render import markdown
+from advisor.render.labels import labels
 from advisor.storage import store
 from knowledge.formulas import RATIO
 from knowledge.search import CALCULATION, COMPUTED_KINDS
 from rules import engine
 from rules.models import ProfileDraft, Recommendation, WorkloadProfile
 from understanding import context as dialogue_context
-from understanding import corrections, dialogue, understand
+from understanding import corrections, dialogue, small_talk, understand
 from understanding.extraction import Extraction
 from understanding.extraction.extractor import bounded
 from understanding.extraction.extractor import warm_up as warm_up_extractor
@@ -432,6 +433,8 @@ class Turn:
             )
         if self.kind == AskKind.out_of_scope:
             return AskResult(**common, reply=markdown.OUT_OF_SCOPE)
+        if self.kind == AskKind.small_talk:
+            return AskResult(**common, reply=labels().small_talk[small_talk.reply_key(self.question) or "greet"])
         if self.kind == AskKind.answer:
             assert self.answer is not None
             return AskResult(**common, answer=self.answer, reply=markdown.answer_markdown(self.answer))
@@ -501,6 +504,8 @@ def decide(
 
     if decision.want == Want.off_topic:  # "order me a pizza": declined, the context kept for what follows
         return Turn(kind=AskKind.out_of_scope, context=context or DialogueContext(), **parts)
+    if decision.want == Want.small_talk:  # "thanks, that's all": answered in kind, the design kept
+        return Turn(kind=AskKind.small_talk, context=context or DialogueContext(), **parts)
     if decision.want == Want.design and shown is not None:
         return Turn(
             kind=AskKind.design_answer,

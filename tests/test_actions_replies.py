@@ -26,6 +26,7 @@ install_service_stubs()
 from advisor import service  # noqa: E402
 from advisor.models import Answer  # noqa: E402
 from advisor.render import markdown  # noqa: E402
+from advisor.render.labels import labels  # noqa: E402
 from bot.actions import conversation, knowledge, recommend, replies  # noqa: E402
 from rules.models import WorkloadProfile  # noqa: E402
 
@@ -359,13 +360,14 @@ def test_restart_says_so_and_restarts():
         ("ok thx", "you_are_welcome"),
         ("cool, thanks a lot!", "you_are_welcome"),
         ("thx, bye", "goodbye"),
+        ("Thank you, that is all.", "goodbye"),
     ],
 )
 def test_small_talk_the_classifier_did_not_place_is_answered_in_kind(fake, text, opens):
     """ "gm", "ok thx" heard as a fallback: told by their words (understanding/small_talk.yml),
     answered as a greeting, a thanks or a goodbye, not with "I didn't understand"."""
     _, dispatcher = run(conversation.ActionFallback(), tracker(text=text, intent="nlu_fallback"))
-    assert reply(dispatcher) == replies.text(opens)
+    assert reply(dispatcher) == labels().small_talk[opens]
 
 
 def test_words_beside_small_talk_that_ask_something_are_no_small_talk(fake):

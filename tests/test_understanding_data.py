@@ -89,7 +89,8 @@ def test_every_decision_rule_decides_some_combination_of_facts() -> None:
         ("what is PFC?", False, "question", Want.question),
         ("pretraining a 70B model on 128 H100s", False, "sized_with_design_or_count", Want.sizing),
         ("what network do we need?", False, "asks_for_design", Want.sizing),
-        ("hello there", False, "other", Want.other),
+        ("hello there", False, "small_talk", Want.small_talk),
+        ("SHARP", False, "other", Want.other),
     ],
 )
 def test_understanding_names_the_rule_that_decided_it(question: str, shown: bool, rule: str, want: Want) -> None:

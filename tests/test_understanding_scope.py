@@ -141,3 +141,36 @@ def test_a_message_with_nothing_of_the_domain_is_declined_in_the_middle_of_a_con
     # a resize or a correction in plain words still leans on it
     grown = service.ask("we might double it next year", first.profile, first.recommendation.id, first.context)
     assert grown.kind == AskKind.recommendation and grown.profile.gpu_count == 256
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("thanks", "you_are_welcome"),
+        ("hello there", "greet"),
+        ("Thank you, that is all.", "goodbye"),
+        ("ok bye", "goodbye"),
+        ("that's it, thanks!", "goodbye"),
+    ],
+)
+def test_small_talk_through_the_api_is_answered_in_kind_not_asked_for_a_cluster(text: str, kind: str) -> None:
+    """/v1/ask used to answer "thanks" with "To size the network I still need ...", and
+    "Thank you, that is all." after a SHARP answer with more of SHARP."""
+    from advisor.render.labels import labels
+
+    result = service.ask(text)
+    assert (result.kind, result.decided_by) == (AskKind.small_talk, "small_talk")
+    assert result.reply == labels().small_talk[kind] and result.recommendation is None
+
+
+def test_small_talk_keeps_the_conversation_it_ends() -> None:
+    first = service.ask("what is SHARP?")
+    thanks = service.ask("thanks, that's all", context=first.context)
+    assert thanks.kind == AskKind.small_talk and thanks.context == first.context
+
+
+def test_every_kind_of_small_talk_has_its_reply() -> None:
+    from advisor.render.labels import labels
+    from understanding.small_talk import _words
+
+    assert set(labels().small_talk) == set(_words().kinds)

@@ -63,6 +63,7 @@ class Want(StrEnum):
     design = "design"
     other = "other"  # tells nothing the advisor reads: small talk, a bare term ("SHARP")
     off_topic = "off_topic"  # not the advisor's to do: "order me a pizza", "what's the weather?"
+    small_talk = "small_talk"  # a greeting, thanks or goodbye and nothing else ("thanks, that's all")
 
 
 class Understanding(BaseModel):

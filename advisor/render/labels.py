@@ -43,6 +43,7 @@ class Name(_Strict):
 class Labels(_Strict):
     questions: dict[str, Question]
     out_of_scope: str = Field(min_length=1)
+    small_talk: dict[str, str] = Field(min_length=1, description="Reply per small-talk kind.")
     fields: dict[str, str]
     topologies: dict[str, Name]
     port_roles: dict[str, Name]

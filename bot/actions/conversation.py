@@ -11,6 +11,7 @@ from rasa_sdk.events import EventType, Restarted
 from rasa_sdk.executor import CollectingDispatcher
 
 from advisor.render import markdown
+from advisor.render.labels import labels
 from advisor.settings import settings
 from bot.actions import output, profile, replies, respond
 from bot.actions.base import AdvisorAction
@@ -36,7 +37,7 @@ class ActionFallback(AdvisorAction):
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         small = small_talk.reply_key(profile.latest_text(tracker))
         if small is not None:  # "gm", "ok thx": small talk the classifier did not place
-            output.say(dispatcher, tracker, replies.text(small))
+            output.say(dispatcher, tracker, labels().small_talk[small])
             return []
         if (
             profile.latest_intent(tracker) in ACKNOWLEDGEMENTS
@@ -79,7 +80,7 @@ class SmallTalk(AdvisorAction):
         return self.reply(dispatcher, tracker)
 
     def reply(self, dispatcher: CollectingDispatcher, tracker: Tracker) -> list[EventType]:
-        output.say(dispatcher, tracker, replies.text(self.reply_key))
+        output.say(dispatcher, tracker, labels().small_talk[self.reply_key])
         return []
 
 
