@@ -107,6 +107,13 @@ class DialogueContext(BaseModel):
         description="The design on the table: a follow-up about it ('what connects them?') is answered from it.",
         examples=[""],
     )
+    previous_recommendation_id: str = Field(
+        default="",
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_-]*$",
+        description="The design the one on the table replaced (a what-if, a correction, a growth): 'what changed?'.",
+        examples=[""],
+    )
     about: Literal["", "knowledge", "design"] = Field(
         default="",
         description="What the last answer was: a knowledge entry or the design on the table.",

@@ -285,11 +285,32 @@ def _unfamiliar(question: str) -> bool:
     )
 
 
-def design_reply(rec: Recommendation, decision: Understanding, question: str, budget_usd: float | None = None) -> str:
-    """The answer to a question about the design on the table."""
+def design_reply(
+    rec: Recommendation,
+    decision: Understanding,
+    question: str,
+    budget_usd: float | None = None,
+    previous_id: str = "",
+) -> str:
+    """The answer to a question about the design on the table (`previous_id`: the design it
+    replaced, for "what changed?")."""
+    previous = get_recommendation(previous_id) if previous_id else None
     return followup.design_answer(
-        rec, decision.design_topics, bounded(question), budget_usd=budget_usd, alternative=alternative
+        rec,
+        decision.design_topics,
+        bounded(question),
+        budget_usd=budget_usd,
+        alternative=alternative,
+        previous=previous,
     )
+
+
+def _on_table(context: DialogueContext | None, shown: Recommendation | None) -> DialogueContext | None:
+    """What the conversation had on the table before this message: the client's context when
+    it is about the design shown, else just that design."""
+    if shown is None or (context is not None and context.recommendation_id == shown.id):
+        return context
+    return DialogueContext(recommendation_id=shown.id or "")
 
 
 #: the design topics a recommendation's summary already shows: a new design's request that
@@ -366,7 +387,8 @@ def _ask(
     recommendation_id = recommendation_id or dialogue_context.shown_design(context)
     shown = get_recommendation(recommendation_id) if recommendation_id else None
     # after a design, a bare number is its new GPU count ("and at 512?"), as in the chat
-    return decide(question, profile, shown, context, expecting="gpu_count" if shown else None).result()
+    expecting = corrections.bare_count_field(profile) if shown else None
+    return decide(question, profile, shown, context, expecting=expecting).result()
 
 
 @dataclass(frozen=True)
@@ -475,7 +497,8 @@ def decide(
     # "and with 128 GPUs?" after a sum: the last question, with the follow-up's numbers
     question = bounded(question)
     question = dialogue_context.recomputed(question, context) or question
-    said = dialogue_context.after_design(question, shown)
+    earlier = _on_table(context, shown)
+    said = dialogue_context.after_design(question, shown, earlier=earlier)
     decision, extraction, merged = understand_message(question, profile, shown, expecting, context)
     parts: dict[str, Any] = {
         "question": question,
@@ -510,8 +533,10 @@ def decide(
         return Turn(
             kind=AskKind.design_answer,
             recommendation=shown,
-            design_answer=design_reply(shown, decision, question, extraction.profile.budget_usd),
-            context=dialogue_context.after_design(question, shown, ", ".join(decision.design_topics)),
+            design_answer=design_reply(
+                shown, decision, question, extraction.profile.budget_usd, previous_id=said.previous_recommendation_id
+            ),
+            context=dialogue_context.after_design(question, shown, ", ".join(decision.design_topics), earlier),
             **parts,
         )
     if decision.want != Want.sizing:
@@ -523,7 +548,7 @@ def decide(
                 kind=AskKind.answer,
                 answer=hit,
                 relevance=top.score if top is not None else 0.0,
-                context=dialogue_context.after_answer(looked_up, hit, top.id if top else "", context),
+                context=dialogue_context.after_answer(looked_up, hit, top.id if top else "", earlier),
                 **parts,
             )
 
@@ -542,6 +567,6 @@ def decide(
         side=side,
         side_text=side_text,
         design_answer=_parts_asked(rec, decision, question, shown),
-        context=dialogue_context.after_design(question, rec),
+        context=dialogue_context.after_design(question, rec, earlier=earlier),
         **parts,
     )

@@ -27,7 +27,7 @@ from advisor import service  # noqa: E402
 from advisor.models import Answer  # noqa: E402
 from advisor.render import markdown  # noqa: E402
 from advisor.render.labels import labels  # noqa: E402
-from bot.actions import conversation, knowledge, recommend, replies  # noqa: E402
+from bot.actions import conversation, knowledge, recommend  # noqa: E402
 from rules.models import WorkloadProfile  # noqa: E402
 
 TRAINING_128 = {"workload": "training", "gpu_count": 128, "gpu_model": "H100", "model_params_b": 70.0}

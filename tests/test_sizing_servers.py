@@ -48,15 +48,15 @@ def test_one_rack_entered_as_eighteen_trays_is_still_one_nvlink_domain():
 @pytest.mark.parametrize("gpu_model", ["GB200", "GB300"])
 @pytest.mark.parametrize("gpus", [144, 576, 100])
 def test_an_nvl72_cluster_counted_in_trays_or_in_racks_is_one_design_and_one_price(gpu_model, gpus):
-    """"8 GB200 NVL72 racks" reaches the rules as 144 trays of 4, "576 GB200" as 8 racks of
+    """ "8 GB200 NVL72 racks" reaches the rules as 144 trays of 4, "576 GB200" as 8 racks of
     72: the same cluster, so the same racks, bill of materials and cost (counted in trays,
     every tray was built as a rack with its own out-of-band switches: $1.7M more)."""
     by_tray = design(gpu_model=gpu_model, gpu_count=gpus, gpus_per_node=4, model_params_b=400)
     by_rack = design(gpu_model=gpu_model, gpu_count=gpus, model_params_b=400)
     assert by_tray.profile.node_count == by_rack.profile.node_count == -(-gpus // 72)
     assert by_tray.cost == by_rack.cost
-    assert [(l.part_number, l.quantity) for l in by_tray.bill_of_materials] == [
-        (l.part_number, l.quantity) for l in by_rack.bill_of_materials
+    assert [(line.part_number, line.quantity) for line in by_tray.bill_of_materials] == [
+        (line.part_number, line.quantity) for line in by_rack.bill_of_materials
     ]
     assert by_tray.node_word == "NVL72 rack"
 

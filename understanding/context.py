@@ -161,6 +161,7 @@ def after_answer(looked_up: str, hit: Answer | None, entry_id: str, last: Dialog
         entry_id=entry_id if hit else "",
         fabric=fabric_of(looked_up) or (last.fabric if last else ""),
         recommendation_id=last.recommendation_id if last else "",
+        previous_recommendation_id=last.previous_recommendation_id if last else "",
         about="knowledge" if hit else "",
     )
 
@@ -176,13 +177,22 @@ def _compact(looked_up: str) -> str:
     return f"{head} ({' '.join(names)})" if names else head
 
 
-def after_design(question: str, rec: Recommendation | None, topic: str = "") -> DialogueContext:
-    """The context an answer about a design (or a new design) hands back."""
+def after_design(
+    question: str, rec: Recommendation | None, topic: str = "", earlier: DialogueContext | None = None
+) -> DialogueContext:
+    """The context an answer about a design (or a new design) hands back: with the design it
+    replaced, for "what changed?" (the one `earlier` had on the table when this design is
+    new, else the one `earlier` said it replaced)."""
+    current = rec.id if rec is not None and rec.id else ""
+    before = earlier.recommendation_id if earlier is not None else ""
+    if before == current:
+        before = earlier.previous_recommendation_id if earlier is not None else ""
     return DialogueContext(
         question=question,
         topic=topic,
         fabric=_fabric_of_design(rec),
-        recommendation_id=rec.id if rec is not None else "",
+        recommendation_id=current,
+        previous_recommendation_id=before if current else "",
         about="design" if rec is not None else "",
     )
 

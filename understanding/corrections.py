@@ -122,6 +122,15 @@ def _matches(doc: Doc) -> list[tuple[int, int, str]]:
     return sorted((start, end, strings[key]) for key, start, end in _matcher()(doc))
 
 
+def bare_count_field(profile: ProfileDraft | None) -> str:
+    """The count a bare number replaces once a design is shown ("and at 512?"): the
+    servers when the person has counted servers and never GPUs ("16 servers?" then "32?"),
+    else the GPUs."""
+    if profile is not None and profile.node_count is not None and profile.gpu_count is None:
+        return "node_count"
+    return "gpu_count"
+
+
 def has_marker(text: str) -> bool:
     """It says it takes something back ("sorry", "I meant", "make that", "actually")."""
     return any(kind == "markers" for _, _, kind in _matches(_nlp().make_doc(text)))
@@ -269,7 +278,8 @@ def revise(
             if field is not None and _swaps_unit(field, meant):  # "64 nodes, not 64 GPUs": the count taken back goes
                 unsized = found.profile.model_copy(update=dict.fromkeys(_SHAPE_FIELDS))
                 merged = before.model_copy(update={field: None}).merged(unsized).merged(meant)
-    if not kind and has_marker(text):
+    relative = found.size_factor is not None or found.size_added is not None
+    if not kind and has_marker(text) and not relative:  # "make it 20 nodes more" grows, it takes nothing back
         kind = "marker"
         value = _bare_number(text) if shown else None
         unit_given = value is not None and (expecting is None or _states_a_size(text, before.gpu_model))

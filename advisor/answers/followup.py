@@ -361,6 +361,40 @@ def _storage_lines(rec: Recommendation) -> list[str]:
     return lines
 
 
+def _bisection_line(rec: Recommendation) -> str:
+    """ "what's the bisection bandwidth?": the design's, and what makes it that."""
+    t, link = rec.topology, rec.fabric.link_gbps
+    if not t.bisection_gbps:
+        return "- **Bisection bandwidth:** no switch fabric: the GPUs talk over NVLink inside one system."
+    full = t.endpoints * link / 2
+    share = t.bisection_gbps / full if full else 1.0
+    how = (
+        "non-blocking: any half of the GPU ports can send to the other half at full line rate"
+        if share >= 0.999
+        else f"{share:.0%} of the non-blocking {full / 1000:,.1f} Tb/s, from the oversubscription above the leaves"
+    )
+    return (
+        f"- **Bisection bandwidth:** {t.bisection_gbps / 1000:,.1f} Tb/s ({t.endpoints:,} GPU ports x {link} Gb/s / 2; "
+        f"{how})."
+    )
+
+
+def _out_of_band_line(rec: Recommendation) -> str:
+    """ "what about the out of band?": the out-of-band management network's switches and
+    cords, as the bill of materials lists them."""
+    parts = [
+        f"{line.quantity:,} x {line.description}"
+        for line in rec.bill_of_materials
+        if line.fabric == "out_of_band" and line.category in ("switch", "cable")
+    ]
+    if not parts:
+        return "- **Out-of-band management network:** one server: its BMC port joins the site's management network."
+    return (
+        "- **Out-of-band management network:** a separate 1GbE network for every BMC and switch management port "
+        "(NVIDIA DGX SuperPOD reference architecture): " + "; ".join(parts) + "."
+    )
+
+
 #: switch tiers a question can ask about by name ("how many spine switches?")
 _TIERS = re.compile(r"\b(spine|core|super[- ]?spine)s?\b", re.I)
 
@@ -382,6 +416,17 @@ def _absent_tier_lines(rec: Recommendation, question: str) -> list[str]:
     return lines
 
 
+def _changes_lines(rec: Recommendation, previous: Recommendation | None) -> list[str]:
+    """ "what changed?", "what's different now?": the design on the table against the one it
+    replaced (a what-if, a correction, a growth), or that there is none yet."""
+    if previous is None or previous.id == rec.id:
+        return [
+            "- **What changed:** nothing yet: this is the first design of the conversation. Ask a what-if "
+            "(more GPUs, another fabric, another GPU model) and I'll say what it changes."
+        ]
+    return [markdown.what_changed_markdown(previous, rec)]
+
+
 def design_answer(
     rec: Recommendation,
     topics: list[str],
@@ -390,6 +435,7 @@ def design_answer(
     budget_usd: float | None = None,
     alternative: Alternative | None = None,
     lead: str | None = None,
+    previous: Recommendation | None = None,
 ) -> str:
     """The answer to a question about the design on the table, led by the design it is
     about (or by `lead`, for a design sized for a question); one part per topic asked
@@ -399,6 +445,8 @@ def design_answer(
     for topic in dict.fromkeys(topics):
         if topic == "servers":
             lines.append(f"- **Servers:** {markdown.servers_line(rec)}")
+        elif topic == "changes":
+            lines += _changes_lines(rec, previous)
         elif topic == "scale_up":
             lines.append(_scale_up_line(rec))
         elif topic == "budget_share":
@@ -407,6 +455,10 @@ def design_answer(
             lines += _oversubscription_lines(rec, question)
         elif topic == "storage":
             lines += _storage_lines(rec)
+        elif topic == "bisection":
+            lines.append(_bisection_line(rec))
+        elif topic == "out_of_band":
+            lines.append(_out_of_band_line(rec))
         elif topic == "settings":
             lines += _settings_lines(rec, question, alternative)
         elif topic == "management":

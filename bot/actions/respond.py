@@ -37,7 +37,7 @@ from advisor.models import AskKind, DialogueContext
 from advisor.render import markdown
 from bot.actions import design, output, profile
 from rules.models import ProfileDraft, Recommendation
-from understanding import chat, extraction, understand
+from understanding import chat, corrections, extraction, understand
 from understanding import context as dialogue
 from understanding.understand import Want
 
@@ -188,7 +188,13 @@ def answered_from_design(
     if decided.kind == AskKind.design_answer and decided.design_answer:
         text = decided.design_answer
     else:  # a design topic inside what the service read as a sizing or a question ("why that price?")
-        text = service.design_reply(shown, decided.decision, decided.question, decided.extraction.profile.budget_usd)
+        text = service.design_reply(
+            shown,
+            decided.decision,
+            decided.question,
+            decided.extraction.profile.budget_usd,
+            previous_id=decided.context.previous_recommendation_id,
+        )
     output.say(dispatcher, tracker, text)
     return True
 
@@ -272,7 +278,8 @@ def size(
     if decided.changed:  # a correction: "Changed: GPUs 128 -> 256."
         output.say(dispatcher, tracker, decided.changed)
     events = design.present(dispatcher, tracker, rec, shown)
-    about = decided.context if rec is decided.recommendation else dialogue.after_design(text, rec)
+    on_table = DialogueContext(recommendation_id=shown.id or "") if shown is not None else None
+    about = decided.context if rec is decided.recommendation else dialogue.after_design(text, rec, earlier=on_table)
     events.append(SlotSet(CONTEXT_SLOT, about.model_dump()))
     if design_answer:  # "and the sync time at 512?"
         output.say(dispatcher, tracker, design_answer)
@@ -314,5 +321,5 @@ def expected_count(tracker: Tracker) -> str | None:
     if refused_a_size(tracker):  # "3,000,000 GPUs" was refused: "sorry, 3000" corrects it
         return "gpu_count"
     if tracker.get_slot(profile.RECOMMENDATION_SLOT) and profile.latest_intent(tracker) in _CORRECTIONS:
-        return "gpu_count"
+        return corrections.bare_count_field(profile.draft_from_slots(tracker.slots))  # "32?" after "16 servers?"
     return None

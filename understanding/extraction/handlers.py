@@ -249,12 +249,27 @@ def read_size(match: Match) -> Reading | None:
     return Reading(match.rule["name"], "size", match.start, match.end, values, sources, _claims("quantity", claimed))
 
 
-@handler("scale", "factors", "limits")
+#: words that may follow a match that closes its clause ("make it double please", "Ethernet only then")
+_CLOSING_PARTICLES = frozenset({"please", "pls", "plz", "then", "now", "too", "instead", "again", "thanks", "thx"})
+
+
+def _ends_clause(match: Match) -> bool:
+    """Nothing but punctuation (not a hyphen: "double-rail") or a closing particle follows the match."""
+    doc = match.doc
+    if match.end >= len(doc):
+        return True
+    following = doc[match.end]
+    return (following.is_punct and following.text != "-") or following.lower_ in _CLOSING_PARTICLES
+
+
+@handler("scale", "factors", "limits", "clause_end")
 def read_scale(match: Match) -> Reading | None:
     """A relative size: the factor of a word ("double" 2, "halve" 0.5, by the rule's
-    `factors`, keyed by word stem) or of a number ("3x the GPUs", "10-fold")."""
+    `factors`, keyed by word stem) or of a number ("3x the GPUs", "10-fold"); a rule with
+    `clause_end` reads it only where it closes its clause ("make it double", not "make it
+    double-rail")."""
     indices = match.role_tokens("size_factor")
-    if not indices:
+    if not indices or (match.rule.get("clause_end") and not _ends_clause(match)):
         return None
     token = match.doc[indices[0]]
     if token.ent_type_ == "NUM":
@@ -545,13 +560,14 @@ def read_cue(match: Match) -> Reading | None:
 _LINK_SPEED = re.compile(r"(\d+(?:\.\d+)?)\s*(t|g)?", re.I)
 
 
-@handler("link_speed", "wh_questions_ask")
+@handler("link_speed", "wh_questions_ask", "opening", "lead_ins")
 def read_link_speed(match: Match) -> Reading | None:
     """The compute links' speed asked for ("what if we use 800G?"), in Gb/s; a speed no
     adapter is built for (the contract's LINK_SPEEDS) or a negated one gives nothing. With
     `wh_questions_ask`, a wh-question asks about the speed rather than for it ("what
-    optics are used for 800G links?", "when does moving to 800G make sense?")."""
-    if _negated(match.doc, match.start):
+    optics are used for 800G links?", "when does moving to 800G make sense?"); with
+    `opening`, only a speed that opens the message ("and 400G?", not "400G and 800G?")."""
+    if _negated(match.doc, match.start) or not _opens_as_asked(match):
         return None
     if match.rule.get("wh_questions_ask") and _wh_question(match.doc, match.start):
         return None
@@ -638,7 +654,7 @@ def read_preference(match: Match) -> Reading | None:
         return None
     if match.rule.get("not_inverted") and index > 0 and doc[index - 1].lower_ in YES_NO_OPENERS:
         return None
-    if match.rule.get("clause_end") and match.end < len(doc) and not doc[match.end].is_punct:
+    if match.rule.get("clause_end") and not _ends_clause(match):
         return None
     if match.rule.get("alone") and _other_fabric_near(doc, index):
         return None

@@ -69,6 +69,10 @@ def largest(candidates: list[Candidate], decided: dict[str, Decision] | None = N
     return Decision(best.value, [best.source], (best.reading,))
 
 
+#: the rule that reads the GPU model a change names ("replace H100 with B200": B200)
+REPLACEMENT_RULE = "gpu_model_replacement"
+
+
 @resolver("counted_first")
 def counted_first(candidates: list[Candidate], decided: dict[str, Decision] | None = None) -> Decision | None:
     """The model of the GPUs that were counted: the winning count's ("move from 128 MI250X
@@ -76,6 +80,7 @@ def counted_first(candidates: list[Candidate], decided: dict[str, Decision] | No
     decided = decided or {}
     winners = {id(r) for name in ("gpu_count", "node_count") if name in decided for r in decided[name].readings}
     for group in (
+        [c for c in candidates if c.reading.rule == REPLACEMENT_RULE],  # "swap the h100s for b200s"
         [c for c in candidates if id(c.reading) in winners],
         [c for c in candidates if c.reading.kind in ("size", "systems")],
         candidates,
