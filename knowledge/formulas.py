@@ -49,7 +49,7 @@ _RANKS = re.compile(r"(?<![\w.])(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", 
 
 # the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports",
 # "every switch has 128 ports", "radix 64"
-_RADIX = re.compile(
+RADIX = re.compile(
     r"(?P<radix>\d{2,3})[\s-]*(?:x\s*\d+\s*g\w*\s*)?ports?\s+(?:[\w-]+\s+){0,2}switch"
     r"|switch(?:es)?\s+(?:with|of|having|has|have)\s+(?P<radix2>\d{2,3})\s+ports"
     r"|radix(?:\s+of)?\s+(?P<radix3>\d{2,3})",
@@ -84,16 +84,19 @@ def quantities_named(text: str) -> dict[str, re.Match[str]]:
 
 def calculation(text: str) -> Entry | None:
     """The sum a question asks for, done with its numbers, or None when it asks none."""
+    from knowledge import counting  # it reads this module's sources and radix pattern
+
     text = str(text or "")
     return (
         allreduce_time(text)
         or gather_scatter_traffic(text)
+        or bus_bandwidth(text)  # names both bandwidths: before the ring factor it also holds
         or allreduce_traffic(text)
         or oversubscription_ratio(text)
-        or bus_bandwidth(text)
         or model_memory(text)
         or leaf_split(text)
         or fat_tree_capacity(text)
+        or counting.count(text)
         or product_total(text)
         or conversion(text)
     )
@@ -400,7 +403,7 @@ RATIO = re.compile(r"(?<![\d.])(?P<r>\d{1,2}(?:\.\d)?)\s*(?::|to)\s*1\b")
 def leaf_split(text: str) -> Entry | None:
     """How a leaf of radix k splits its ports for an oversubscription of r:1: r/(r+1) of
     them down to hosts, the rest up ("2:1 on a 64-port leaf": 43 down, 21 up)."""
-    radix_match, ratio_match = _RADIX.search(text), RATIO.search(text)
+    radix_match, ratio_match = RADIX.search(text), RATIO.search(text)
     if not radix_match or not ratio_match or not _SPLIT.search(text):
         return None
     k = int(radix_match["radix"] or radix_match["radix2"] or radix_match["radix3"])
@@ -424,7 +427,7 @@ def leaf_split(text: str) -> Entry | None:
 def fat_tree_capacity(text: str) -> Entry | None:
     """Hosts a non-blocking fat tree of the question's switch radix holds in two or three
     tiers (k^2/2, k^3/4), or how a leaf splits its ports (k/2 down, k/2 up)."""
-    radix_match = _RADIX.search(text)
+    radix_match = RADIX.search(text)
     tiers_match = _TIERS.search(text)
     if not radix_match or not tiers_match:
         return None
@@ -468,7 +471,9 @@ _EACH_HAS = re.compile(
 )
 _EACH = re.compile(r"\b(?:each|apiece|per\s+\w+|every)\b", re.I)
 _TOTAL_ASKED = re.compile(
-    r"\b(?:total|in\s+all|altogether|combined|aggregate|sum|how\s+(?:much|many)|what\s+is\s+their)\b|=", re.I
+    r"\b(?:total|in\s+all|altogether|combined|aggregate|sum|how\s+(?:much|many)|what\s+is\s+their)\b|="
+    r"|\b(?:power|bandwidth|capacity|draw|throughput|consumption)\s+(?:of|for)\b",
+    re.I,
 )
 _POWER_UNITS = {"w": 1.0, "watt": 1.0, "watts": 1.0, "kw": 1000.0}
 _RATE_UNITS = {"g": 1.0, "gb/s": 1.0, "gbps": 1.0, "gbe": 1.0, "t": 1000.0, "tb/s": 1000.0, "tbps": 1000.0}

@@ -51,6 +51,9 @@ class ScaleUp(BaseModel):
     name: str = Field(description="The link as a sentence names it.", examples=["NVLink 4 (NVSwitch)"])
     gpus: int = Field(ge=1, description="GPUs in one scale-up domain (72 for an NVL72 rack).", examples=[8])
     busbw_gbytes: float = Field(gt=0, description="Achievable all-reduce bus bandwidth, GB/s.", examples=[480.0])
+    nominal_gbytes: float = Field(
+        gt=0, description="The link's bandwidth per GPU as its maker states it, GB/s.", examples=[900.0]
+    )
     latency_us: float = Field(ge=0, description="Per-step latency the ring model uses, µs.", examples=[2.0])
     source: str = Field(description="Where the bandwidth comes from.")
 
@@ -170,6 +173,7 @@ def platform_for(gpu_model: str | None) -> Platform:
             name=link.title.split(" (")[0],
             gpus=domain,
             busbw_gbytes=link.achievable_busbw_gbytes,
+            nominal_gbytes=link.nominal_gbps / 8,
             latency_us=link.latency_us_model,
             source=link.source,
         ),

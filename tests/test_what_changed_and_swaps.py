@@ -175,3 +175,22 @@ def test_the_bisection_and_the_out_of_band_network_are_the_designs() -> None:
     )
     assert "Bisection bandwidth:** 144.0 Tb/s" in bisection.reply
     assert oob.kind == AskKind.design_answer and "SN2201" in oob.reply
+
+
+@pytest.mark.parametrize(
+    ("text", "factor"),
+    [("budget allows 50% more gpus", 1.5), ("a 25 percent bigger cluster", 1.25), ("grow it by 20%", 1.2)],
+)
+def test_growth_by_a_share_is_a_factor(text: str, factor: float) -> None:
+    assert extract(text).size_factor == factor
+
+
+def test_a_share_of_something_else_is_no_growth() -> None:
+    assert extract("80% more bandwidth").size_factor is None
+    assert extract("we use 50% of the budget for gpus").size_factor is None
+
+
+def test_nvl72_racks_grown_by_a_share_say_racks() -> None:
+    *_, grown = chain("2 nvl72 gb200, inference", "and if we train on it?", "budget allows 50% more gpus")
+    assert grown.recommendation.profile.gpu_count == 216
+    assert "**NVL72 racks:** 2 x 72 GPUs -> 3 x 72 GPUs" in grown.reply

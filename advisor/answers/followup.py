@@ -196,9 +196,12 @@ def _scale_up_line(rec: Recommendation) -> str:
     up = platform.scale_up
     inside = "rack" if platform.rack_scale else "server"
     gpus = up.gpus if platform.rack_scale else rec.profile.gpus_per_node
+    link = rec.fabric.link_gbps
+    out = f", {link} Gb/s ({link / 8:g} GB/s) per GPU" if link else ""
     return (
-        f"- **Inside each {inside}:** {up.name} joins its {gpus} GPUs (about {up.busbw_gbytes:g} GB/s "
-        f"of all-reduce bus bandwidth per GPU); the {rec.fabric.name} network joins the {inside}s to each other."
+        f"- **Inside each {inside}:** {up.name} joins its {gpus} GPUs ({up.nominal_gbytes:,g} GB/s per GPU as "
+        f"stated, about {up.busbw_gbytes:g} GB/s of all-reduce bus bandwidth); the {rec.fabric.name} network joins "
+        f"the {inside}s to each other{out}."
     )
 
 

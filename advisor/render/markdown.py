@@ -338,7 +338,7 @@ def what_changed_markdown(old: Recommendation, new: Recommendation) -> str:
         ("Workload", str(old.profile.workload), str(new.profile.workload)),
         ("GPU", old.profile.gpu_model or "not named", new.profile.gpu_model or "not named"),
         ("GPUs", f"{old.profile.gpu_count:,}", f"{new.profile.gpu_count:,}"),
-        ("Servers", _servers(old), _servers(new)),
+        ("Servers" if new.node_word == "server" else f"{new.node_word}s", _servers(old), _servers(new)),
         ("Model", _model_size(old), _model_size(new)),
         ("Budget", _budget(old), _budget(new)),
         ("Fabric", old.fabric.name, new.fabric.name),

@@ -262,7 +262,10 @@ def _ends_clause(match: Match) -> bool:
     return (following.is_punct and following.text != "-") or following.lower_ in _CLOSING_PARTICLES
 
 
-@handler("scale", "factors", "limits", "clause_end")
+_PERCENT = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:%|percent|pct)$", re.I)
+
+
+@handler("scale", "factors", "limits", "clause_end", "percent")
 def read_scale(match: Match) -> Reading | None:
     """A relative size: the factor of a word ("double" 2, "halve" 0.5, by the rule's
     `factors`, keyed by word stem) or of a number ("3x the GPUs", "10-fold"); a rule with
@@ -272,7 +275,10 @@ def read_scale(match: Match) -> Reading | None:
     if not indices or (match.rule.get("clause_end") and not _ends_clause(match)):
         return None
     token = match.doc[indices[0]]
-    if token.ent_type_ == "NUM":
+    if match.rule.get("percent"):  # "50% more GPUs": 1.5 (a share, one MEASURE token)
+        share = _PERCENT.match(token.text)
+        factor = 1 + float(share.group(1)) / 100 if share else None
+    elif token.ent_type_ == "NUM":
         factor = _value(match.doc, token.i)
     else:
         factor = next((f for stem, f in match.rule["factors"].items() if token.lower_.startswith(stem)), None)

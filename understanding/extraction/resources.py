@@ -80,6 +80,7 @@ class FieldRule(BaseModel):
     wh_questions_ask: bool | None = None
     not_inverted: bool | None = None
     clause_end: bool | None = None
+    percent: bool | None = None
     alone: bool | None = None
     questions_too: bool | None = None
     rack_scale_only: bool | None = None

@@ -1,0 +1,42 @@
+"""Counts done with the question's own numbers (knowledge.counting), through
+knowledge.calculation as every channel asks it."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge import calculation
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("how many DGX H100 fit in a 40 kW rack at 10.2 kW each", "3 DGX H100"),
+        (
+            "how many 64-port switches for a non-blocking two tier fabric with 1024 endpoints",
+            "48 switches in two tiers",
+        ),
+        ("how many 64-port switches does a non-blocking fabric for 4096 gpus need", "320 switches in three tiers"),
+        ("how many transceivers does 256 node-leaf links with optics on both ends need", "512 transceivers"),
+        ("8 nodes x 8 gpus x 400G, total injection bandwidth in Tb/s", "25,600 Gb/s (25.6 Tb/s)"),
+        ("if each GPU has a 400G NIC, what's the aggregate bandwidth of 512 GPUs", "204,800 Gb/s (204.8 Tb/s)"),
+        ("power of 96 switches at 1.7 kW each", "163,200 W (163.2 kW)"),
+        ("what's the bus bandwidth if algbw is 100 GB/s for all-reduce on 16 gpus", "About 187.5 GB/s"),
+    ],
+)
+def test_a_count_asked_with_its_own_numbers_leads_with_the_result(question: str, lead: str) -> None:
+    found = calculation(question)
+    assert found is not None and found.text.startswith(lead), found.text if found else None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is a fat tree",
+        "how many switches does a DGX SuperPOD have",
+        "do transceivers fail often",
+        "how many GPUs fit in an NVL72 rack",
+    ],
+)
+def test_a_question_without_the_numbers_of_a_count_gets_no_sum(question: str) -> None:
+    assert calculation(question) is None
