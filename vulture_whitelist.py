@@ -55,6 +55,7 @@ _.questions_ask
 _.wh_questions_ask
 _.not_inverted
 _.clause_end
+_.percent
 _.alone
 _.questions_too
 _.rack_scale_only

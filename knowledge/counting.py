@@ -3,7 +3,8 @@ of a thing fit in a budget ("how many DGX H100 fit in a 40 kW rack at 10.2 kW ea
 a total said the other way round ("each GPU has a 400G NIC: aggregate of 512 GPUs?") or
 as a chain ("8 nodes x 8 GPUs x 400G"), the switches of a non-blocking fat tree for N
 endpoints, and the transceivers of N optical links. knowledge.formulas asks these after
-its collective sums and before its plain product, so each question gets one sum.
+its collective sums and before its plain product, so each question gets one sum (the
+fat-tree source and the radix pattern live here; formulas reads them from here).
 """
 
 from __future__ import annotations
@@ -11,8 +12,22 @@ from __future__ import annotations
 import math
 import re
 
-from knowledge.formulas import FAT_TREE_SOURCE, PRODUCT_SOURCE, RADIX
 from knowledge.search import CALCULATION, Entry
+
+FAT_TREE_SOURCE = (
+    "Al-Fares, Loukissas, Vahdat, 'A Scalable, Commodity Data Center Network Architecture', SIGCOMM 2008 "
+    "(a fat tree of k-port switches: k/2 ports down and k/2 up per switch, k^3/4 hosts in three tiers; "
+    "two tiers hold k^2/2)"
+)
+PRODUCT_SOURCE = "Fabric Advisor arithmetic (project's own) on the numbers in the question"
+# the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports",
+# "every switch has 128 ports", "radix 64"
+RADIX = re.compile(
+    r"(?P<radix>\d{2,3})[\s-]*(?:x\s*\d+\s*g\w*\s*)?ports?\s+(?:[\w-]+\s+){0,2}switch"
+    r"|switch(?:es)?\s+(?:with|of|having|has|have)\s+(?P<radix2>\d{2,3})\s+ports"
+    r"|radix(?:\s+of)?\s+(?P<radix3>\d{2,3})",
+    re.I,
+)
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 # power, rack units and rates, each to one base: W, U, Gb/s
@@ -50,7 +65,7 @@ def _said(value: float, base: str) -> str:
 # "how many DGX H100 fit in a 40 kW rack at 10.2 kW each", "how many 2U servers fit in 42U"
 _FIT = re.compile(
     rf"how\s+many\s+(?P<things>[\w\s-]{{1,40}}?)\s+(?:can\s+)?(?:fit|go|run)\s+(?:in(?:to)?|on|per|within|under)\s+"
-    rf"(?:a|an|one|each|the|our)?\s*(?P<cap>{_NUMBER})\s*-?\s*(?P<unit>{_UNIT})\b[^?]*?"
+    rf"(?:a|an|one|each|the|our)?\s*(?P<cap>{_NUMBER})\s*-?\s*(?P<unit>{_UNIT})\b[^?]{{0,120}}?"
     rf"(?:at|of|drawing|using|with|draw(?:s|ing)?|takes?|needs?)\s+(?:about\s+)?(?P<each>{_NUMBER})\s*(?P<unit2>{_UNIT})?\b",
     re.I,
 )
@@ -107,8 +122,10 @@ def total_after_each(text: str) -> Entry | None:
 
 
 # "8 nodes x 8 gpus x 400G", "16 servers x 8 NICs x 400 Gb/s"
+# (each count's word is letters after a space: a word that could swallow the "x" would make
+# "1x1x1x..." backtrack without end)
 _CHAIN = re.compile(
-    rf"(?<![\d.])(?P<a>{_NUMBER})\s*(?P<wa>[a-z][\w-]*)?\s*[x×\*]\s*(?P<b>{_NUMBER})\s*(?P<wb>[a-z][\w-]*)?\s*[x×\*]\s*"
+    rf"(?<![\w.])(?P<a>{_NUMBER})(?:\s+(?P<wa>[a-z]+))?\s*[x×\*]\s*(?P<b>{_NUMBER})(?:\s+(?P<wb>[a-z]+))?\s*[x×\*]\s*"
     rf"(?P<c>{_NUMBER})\s*(?P<unit>{_UNIT})\b",
     re.I,
 )

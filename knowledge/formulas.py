@@ -21,17 +21,14 @@ import math
 import re
 from fractions import Fraction
 
+from knowledge import counting
+from knowledge.counting import FAT_TREE_SOURCE, PRODUCT_SOURCE, RADIX
 from knowledge.search import CALCULATION, Entry
 from knowledge.units import Quantity, conversion, quantities
 
 ALLREDUCE_SOURCE = (
     "NVIDIA nccl-tests, doc/PERFORMANCE.md (algorithm and bus bandwidth: an all-reduce's time is "
     "size x 2(n-1)/n / busbw; https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)"
-)
-FAT_TREE_SOURCE = (
-    "Al-Fares, Loukissas, Vahdat, 'A Scalable, Commodity Data Center Network Architecture', SIGCOMM 2008 "
-    "(a fat tree of k-port switches: k/2 ports down and k/2 up per switch, k^3/4 hosts in three tiers; "
-    "two tiers hold k^2/2)"
 )
 
 _ALLREDUCE = re.compile(r"\ball[\s-]?reduce|\bgradient\s+sync|\bgrad(?:ient)?s?\s+sync", re.I)
@@ -47,14 +44,6 @@ _PARAMS = re.compile(r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*b\b(?:[\w\s-]{0,20}?)(
 _BYTES_PER_PARAM = (("fp32", 4), ("float32", 4), ("tf32", 4), ("fp8", 1), ("int8", 1))
 _RANKS = re.compile(r"(?<![\w.])(?P<number>\d+)\s*(?:x\s*)?(?:gpus?|ranks?)\b", re.I)
 
-# the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports",
-# "every switch has 128 ports", "radix 64"
-RADIX = re.compile(
-    r"(?P<radix>\d{2,3})[\s-]*(?:x\s*\d+\s*g\w*\s*)?ports?\s+(?:[\w-]+\s+){0,2}switch"
-    r"|switch(?:es)?\s+(?:with|of|having|has|have)\s+(?P<radix2>\d{2,3})\s+ports"
-    r"|radix(?:\s+of)?\s+(?P<radix3>\d{2,3})",
-    re.I,
-)
 _TIERS = re.compile(
     r"\b(?P<tiers>2|3|two|three)[\s-]*(?:tiers?|levels?|layers?|stages?)\b|(?P<leafspine>leaf[\s/-]*(?:and\s+)?spine)",
     re.I,
@@ -84,8 +73,6 @@ def quantities_named(text: str) -> dict[str, re.Match[str]]:
 
 def calculation(text: str) -> Entry | None:
     """The sum a question asks for, done with its numbers, or None when it asks none."""
-    from knowledge import counting  # it reads this module's sources and radix pattern
-
     text = str(text or "")
     return (
         allreduce_time(text)
@@ -460,7 +447,6 @@ def fat_tree_capacity(text: str) -> Entry | None:
     return Entry.computed("calculation-fat-tree", title, body, FAT_TREE_SOURCE, subject=CALCULATION)
 
 
-PRODUCT_SOURCE = "Fabric Advisor arithmetic (project's own) on the numbers in the question"
 # "1,024 optical transceivers each draw 15 W", "8 cx7 at 400g each", "64 leafs, each with 32
 # uplinks": a count of things, then what each has or draws
 _EACH_HAS = re.compile(
