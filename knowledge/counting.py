@@ -101,12 +101,18 @@ _EACH_FIRST = re.compile(
     rf"(?:a|an|one)?\s*(?P<x>{_NUMBER})\s*(?P<unit>{_UNIT})\b.{{0,80}}?(?<![\d.,])(?P<n>{_NUMBER})\s+(?P=thing)s?\b",
     re.I,
 )
+# "gives each of its 72 GPUs an 800 Gb/s ConnectX-8"
+_EACH_OF_N = re.compile(
+    rf"\beach\s+of\s+(?:its|their|the|our|these|those)?\s*(?P<n>{_NUMBER})\s+(?P<thing>[a-z][\w-]*?)s?\s+"
+    rf"(?:a|an|one)?\s*(?P<x>{_NUMBER})\s*(?P<unit>{_UNIT})\b",
+    re.I,
+)
 _TOTAL_ASKED = re.compile(r"\b(?:total|aggregate|in\s+all|altogether|combined|sum|overall)\b", re.I)
 
 
 def total_after_each(text: str) -> Entry | None:
     """A total asked the other way round: what each has first, then how many there are."""
-    found = _EACH_FIRST.search(text)
+    found = _EACH_FIRST.search(text) or _EACH_OF_N.search(text)
     if found is None or not _TOTAL_ASKED.search(text):
         return None
     n, each = _number(found["n"]), _number(found["x"])

@@ -262,6 +262,22 @@ _BUSBW_ASKED = re.compile(r"\bbus\s*(?:bandwidth|bw)\b|\bbusbw\b", re.I)
 _ALGBW = re.compile(r"\balg(?:orithm)?\s*(?:bandwidth|bw)\b|\balgbw\b", re.I)
 
 
+_GATHER_LIKE = re.compile(r"all[\s_-]?gather|reduce[\s_-]?scatter|all[\s_-]?to[\s_-]?all", re.I)
+_ONE_TO_ONE = re.compile(r"\bbroadcast|\breduce_perf|\breduce\b(?![\s_-]?scatter)|send[\s_-]?recv", re.I)
+
+
+def _busbw_factor(text: str, n: int) -> tuple[str, str, float]:
+    """The collective a question names and nccl-tests' busbw factor for it (PERFORMANCE.md):
+    all-reduce 2(n-1)/n; all-gather, reduce-scatter and all-to-all (n-1)/n; broadcast,
+    reduce and send/recv 1."""
+    if (named := _GATHER_LIKE.search(text)) is not None and not _ALLREDUCE.search(text):
+        name = named.group(0).lower().replace("_", "-").replace(" ", "-")
+        return name, "(n-1)/n", (n - 1) / n
+    if _ONE_TO_ONE.search(text) and not _ALLREDUCE.search(text):
+        return "broadcast, reduce or send/recv", "1", 1.0
+    return "all-reduce", "2(n-1)/n", 2 * (n - 1) / n
+
+
 def bus_bandwidth(text: str) -> Entry | None:
     """nccl-tests' two bandwidths of an all-reduce on n ranks, one from the other:
     busbw = algbw x 2(n-1)/n. The one given is the one the rate is stated for (the name
@@ -277,7 +293,7 @@ def bus_bandwidth(text: str) -> Entry | None:
     if n < 2:
         return None
     rate = _gbytes_per_second(text, rates[0])
-    factor = 2 * (n - 1) / n
+    collective, formula, factor = _busbw_factor(text, n)
     stated_at = _RATE_AT.search(text)
     given_bus = stated_at is not None and _nearest_before(text, stated_at.start()) == "bus"
     if given_bus:
@@ -290,14 +306,15 @@ def bus_bandwidth(text: str) -> Entry | None:
         sum_ = f"{algbw:g} GB/s x {factor:.4g} = {busbw:.4g} GB/s"
     size_gb = buffer_gigabytes(text)
     took = (
-        f" An all-reduce of {size_gb:g} GB then takes {size_gb:g} GB / {algbw:.4g} GB/s = {_duration(size_gb / algbw)}."
+        f" An {collective} of {size_gb:g} GB then takes {size_gb:g} GB / {algbw:.4g} GB/s = "
+        f"{_duration(size_gb / algbw)}."
         if size_gb
         else ""
     )
     body = (
-        f"{lead}: for an all-reduce nccl-tests reports busbw = algbw x 2(n-1)/n, and with n = {n} ranks the factor "
-        f"is {factor:.4g}, so {sum_}.{took} The bus bandwidth is comparable to the links' speed whatever the rank "
-        "count (algbw, the buffer size over the time, is not)."
+        f"{lead}: for an {collective} nccl-tests reports busbw = algbw x {formula}, and with n = {n} ranks the "
+        f"factor is {factor:.4g}, so {sum_}.{took} The bus bandwidth is comparable to the links' speed whatever the "
+        "rank count (algbw, the buffer size over the time, is not)."
     )
     title = "Algorithm and bus bandwidth (nccl-tests)"
     return Entry.computed("calculation-busbw", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)

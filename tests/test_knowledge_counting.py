@@ -40,3 +40,20 @@ def test_a_count_asked_with_its_own_numbers_leads_with_the_result(question: str,
 )
 def test_a_question_without_the_numbers_of_a_count_gets_no_sum(question: str) -> None:
     assert calculation(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("all_gather_perf on 16 ranks shows algbw 40 gb/s. busbw?", "About 37.5 GB/s"),
+        ("alltoall_perf on 8 gpus says algbw 50 gb/s, what busbw should it print", "About 43.75 GB/s"),
+        (
+            "A GB300 NVL72 rack gives each of its 72 GPUs an 800 Gb/s ConnectX-8. What is the rack's total scale-out "
+            "bandwidth?",
+            "57,600 Gb/s (57.6 Tb/s)",
+        ),
+    ],
+)
+def test_each_collective_has_its_own_busbw_factor_and_each_of_n_things_totals(question: str, lead: str) -> None:
+    found = calculation(question)
+    assert found is not None and found.text.startswith(lead), found.text if found else None

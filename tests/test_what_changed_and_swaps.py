@@ -194,3 +194,62 @@ def test_nvl72_racks_grown_by_a_share_say_racks() -> None:
     *_, grown = chain("2 nvl72 gb200, inference", "and if we train on it?", "budget allows 50% more gpus")
     assert grown.recommendation.profile.gpu_count == 216
     assert "**NVL72 racks:** 2 x 72 GPUs -> 3 x 72 GPUs" in grown.reply
+
+
+@pytest.mark.parametrize(
+    ("text", "factor", "added"),
+    [
+        ("phase two doubles the racks, what then", 2.0, None),
+        ("we're planning to grow it by half again in 2027", 1.5, None),
+        ("Assume a further 512 GPUs arrive in the second year.", None, 512),
+    ],
+)
+def test_phases_years_and_further_gpus_grow_the_design_not_name_its_size(text, factor, added) -> None:
+    found = extract(text, expecting="gpu_count")
+    assert found.profile.gpu_count is None
+    assert found.size_factor == factor
+    assert (found.size_added.count if found.size_added else None) == added
+
+
+@pytest.mark.parametrize("text", ["Please convert 5 miles to kilometres.", "tomahawk 5 is 102.4t right"])
+def test_a_measure_or_a_product_generation_is_no_bare_count(text: str) -> None:
+    found = extract(text, expecting="gpu_count").profile
+    assert found.gpu_count is None and found.model_params_b is None
+
+
+def test_another_gpu_model_without_a_shape_takes_its_own_servers() -> None:
+    _, racks = chain("We have 18 HGX B200 servers for training.", "Please show the equivalent with GB200 NVL72 racks.")
+    assert racks.recommendation.profile.gpu_count == 144 and racks.recommendation.profile.node_count == 2
+    _, kept = chain("24 l40s servers with 4 gpus each, inference", "make that h100")
+    assert kept.recommendation.profile.gpus_per_node == 4  # 4 H100 PCIe a server still fits
+
+
+def test_a_shape_said_as_n_gpu_boxes_corrects_the_servers() -> None:
+    _, fixed = chain("96 l40s, 4 per box, inference", "fyi they're 8-gpu boxes actually")
+    assert (fixed.recommendation.profile.node_count, fixed.recommendation.profile.gpus_per_node) == (12, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "prefer"),
+    [("swap ib for roce, same size", "rocev2"), ("How does that compare with a RoCE design in cost?", "rocev2")],
+)
+def test_a_fabric_swapped_or_compared_is_read(text: str, prefer: str) -> None:
+    assert extract(text).profile.prefer.value == prefer
+
+
+def test_a_form_factor_between_count_and_gpu_is_skipped() -> None:
+    found = extract("inference: 40 2u l40s boxes, 4 cards apiece").profile
+    assert (found.node_count, found.gpus_per_node, found.gpu_count) == (40, 4, 160)
+
+
+def test_nvlink_switch_trays_are_said_to_be_outside_the_switch_count() -> None:
+    _, asked = chain("16 gb200 racks training", "are the nvlink switch trays in that switch count")
+    assert "NVLink switch trays:** not in that count" in asked.reply
+
+
+def test_setting_up_the_nvswitch_fabric_is_a_question_not_a_request_to_size() -> None:
+    (asked,) = chain(
+        "Which NVIDIA software service must be running on an HGX system to set up the NVSwitch fabric before the "
+        "GPUs can use NVLink?"
+    )
+    assert asked.kind == AskKind.answer

@@ -40,6 +40,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 
 from advisor.models import Change
+from knowledge import catalogue
 from rules.models import ProfileDraft
 from understanding.extraction import Extraction, extract, fabrics_named
 from understanding.extraction.tokens import plain_english
@@ -258,7 +259,7 @@ def revise(
     answers (the chat's form, or a design shown), `shown` whether a design is on the table."""
     before = earlier or ProfileDraft()
     found = extraction or extract(text, expecting=expecting, known_model=before.gpu_model)
-    merged = found.applied_to(before)
+    merged = _shape_of_new_model(found.applied_to(before), before, found.profile)
     plain = Revision(extraction=found, merged=merged)
     if earlier is None or not earlier.model_dump(exclude_none=True):
         return plain
@@ -294,6 +295,33 @@ def revise(
         return plain
     merged = _shape_kept(merged, before, text)
     return Revision(extraction=found, merged=merged, kind=kind, changes=changes(before, merged), note=note)
+
+
+def _shape_of_new_model(merged: ProfileDraft, before: ProfileDraft, said: ProfileDraft) -> ProfileDraft:
+    """Another GPU model named without a server shape ("the equivalent with GB200 NVL72
+    racks" after 18 servers of 8 B200) keeps the GPU count and takes the new model's own
+    shape: 8 GPUs a node is no GB200 node (a tray of 4, a rack of 72)."""
+    new, old = said.gpu_model, before.gpu_model
+    if new is None or old is None or new == old or said.gpus_per_node is not None or said.node_count is not None:
+        return merged
+    if _shape_fits(old, new, merged.gpus_per_node):  # 4 L40S a server -> 4 H100 PCIe
+        return merged
+    gpus = merged.gpu_count
+    if gpus is None and merged.node_count is not None and merged.gpus_per_node is not None:
+        gpus = merged.node_count * merged.gpus_per_node
+    if gpus is None:
+        return merged
+    return merged.model_copy(update={"gpu_count": gpus, "node_count": None, "gpus_per_node": None})
+
+
+def _shape_fits(old_model: str, new_model: str, per_node: int | None) -> bool:
+    """The earlier GPUs a node suit the new model's servers: neither model is a rack-scale
+    system (whose nodes are trays or racks) and the new model's servers hold that many."""
+    servers = catalogue.servers_for(new_model)
+    if per_node is None or not servers:
+        return True
+    rack_scale = any(s.rack_scale for s in [*servers, *catalogue.servers_for(old_model)])
+    return not rack_scale and per_node <= max(s.gpus for s in servers)
 
 
 #: the fields that size a cluster, each worked out from the other two

@@ -398,6 +398,15 @@ def _out_of_band_line(rec: Recommendation) -> str:
     )
 
 
+#: "are the nvlink switch trays in that switch count?" of an NVL72 design
+_NVLINK_SWITCHES = re.compile(r"\bnvlink|\bnvswitch|\btrays?\b", re.I)
+_NVLINK_TRAYS_LINE = (
+    "- **NVLink switch trays:** not in that count: each NVL72 rack holds its own 9 NVLink switch trays (18 "
+    "NVLink switch chips), which join its 72 GPUs inside the rack; the switches counted are the network between "
+    "the racks (NVIDIA GB200 NVL72 and DGX SuperPOD GB200 reference architecture)."
+)
+
+
 #: switch tiers a question can ask about by name ("how many spine switches?")
 _TIERS = re.compile(r"\b(spine|core|super[- ]?spine)s?\b", re.I)
 
@@ -495,6 +504,8 @@ def design_answer(
             lines.append(markdown.design_line(rec, topic))
             if topic == "switches":
                 lines += _absent_tier_lines(rec, question)
+                if rec.node_word != "server" and _NVLINK_SWITCHES.search(question):
+                    lines.append(_NVLINK_TRAYS_LINE)
             if topic == "cables":
                 lines += markdown.optics_lines(rec)
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))

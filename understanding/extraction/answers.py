@@ -7,7 +7,7 @@ claimed is that count. Used only when the caller says what was asked (`expecting
 
 from __future__ import annotations
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from understanding.extraction.cues import CUES
 from understanding.extraction.handlers import COUNT_FIELDS, SIZE_LIMITS, _count, unit_follows
@@ -34,7 +34,73 @@ _COUNTS_SOMETHING_NAMED = frozenset(
         "versus",
         "than",
         "nor",
+        # an ordinal or a product's generation, no count: "phase two", "tomahawk 5", "connectx 7"
+        "phase",
+        "stage",
+        "step",
+        "wave",
+        "tranche",
+        "year",
+        "gen",
+        "generation",
+        "version",
+        "tomahawk",
+        "spectrum",
+        "quantum",
+        "connectx",
+        "bluefield",
+        "jericho",
+        "nvlink",
+        "pcie",
     }
+)
+#: units after which a number is a measure, no count ("convert 5 miles to kilometres")
+_MEASURES = frozenset(
+    {
+        "mile",
+        "miles",
+        "km",
+        "kilometre",
+        "kilometres",
+        "kilometer",
+        "kilometers",
+        "meter",
+        "meters",
+        "metre",
+        "metres",
+        "feet",
+        "foot",
+        "inch",
+        "inches",
+        "kg",
+        "kilograms",
+        "pounds",
+        "lbs",
+        "euros",
+        "dollars",
+        "hours",
+        "hour",
+        "minutes",
+        "minute",
+        "seconds",
+        "second",
+        "days",
+        "day",
+        "weeks",
+        "week",
+        "months",
+        "month",
+        "years",
+        "degrees",
+        "celsius",
+        "fahrenheit",
+        "liters",
+        "litres",
+    }
+)
+#: a year said as a date ("in 2027", "by 2026"), no count
+_YEAR_LEADS = frozenset(
+    {"in", "by", "until", "till", "from", "since", "during", "early", "late", "mid", "before", "after"}
 )
 #: what a size stated, scaled or grown is read into ("two more racks ... all four": no bare count)
 _SIZES = frozenset({*COUNT_FIELDS, "size_factor", "size_added"})
@@ -56,6 +122,8 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
         and not any(start <= token.idx < end for start, end in times)  # "a taxi tomorrow at seven"
         and not unit_follows(doc, token.i + 1)  # "fit in one node": a count with its unit is no bare number
         and not (token.i > 0 and doc[token.i - 1].lower_ in _COUNTS_SOMETHING_NAMED)
+        and not (token.i + 1 < len(doc) and doc[token.i + 1].lower_ in _MEASURES)
+        and not _a_year(doc, token)
     ]
     if len(numbers) != 1:
         return []
@@ -75,3 +143,13 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
             frozenset({("quantity", token.i)}),
         )
     ]
+
+
+def _a_year(doc: Doc, token: Token) -> bool:
+    """A four-digit number from 1990 to 2100 after "in", "by", "until"...: a date."""
+    return (
+        token.text.isdigit()
+        and 1990 <= int(token.text) <= 2100
+        and token.i > 0
+        and doc[token.i - 1].lower_ in _YEAR_LEADS
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -157,7 +157,7 @@ def _followed_by(match: Match, words: list[str] | None, after: int | None = None
     return position < len(match.doc) and match.doc[position].lower_ in words
 
 
-def _after_any(doc: Doc, start: int, words: list[str], window: int) -> bool:
+def _after_any(doc: Doc, start: int, words: Iterable[str], window: int) -> bool:
     wanted = {word.lower() for word in words}
     return any(token.lower_ in wanted for token in _words_before(doc, start, window))
 
@@ -415,14 +415,21 @@ def read_groups(match: Match) -> Reading | None:
     )
 
 
+#: switch chips and families whose capacity is said in Tb/s ("tomahawk 5 is 51.2T")
+_SWITCH_CHIPS = ("tomahawk", "jericho", "spectrum", "quantum", "trident", "asic", "switch", "silicon", "chip")
+
+
 @handler("params", "min_scale", "not_followed_by")
 def read_params(match: Match) -> Reading | None:
     """Model size in billions of parameters; needs a size word ("70B", "1.8 trillion")."""
     index = match.role_tokens("model_params_b")[0]
     token = match.doc[index]
     value, scale = token._.get(VALUE), token._.get(SCALE) or 1.0
-    if scale >= 1e12 and _followed_by(match, match.rule.get("not_followed_by")):
-        return None  # "51.2T at 400G" is a switch's capacity in Tb/s; "70B at 512 GPUs" stays a model
+    if scale >= 1e12 and (
+        _followed_by(match, match.rule.get("not_followed_by"))
+        or _after_any(match.doc, match.start, _SWITCH_CHIPS, window=4)
+    ):
+        return None  # "51.2T at 400G", "tomahawk 5 is 102.4t": a switch's capacity in Tb/s; "70B at 512 GPUs" stays a model
     if not isinstance(value, float | int) or scale < float(match.rule.get("min_scale", 1e9)):
         return None
     billions = value / 1e9
