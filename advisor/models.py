@@ -5,9 +5,9 @@ the action server and the CLI so that all three answer the same question the sam
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from rules.models import ProfileDraft, Recommendation
 
@@ -70,6 +70,10 @@ class Answer(BaseModel):
     )
 
 
+#: a stored recommendation's id as the context carries it (empty when there is none)
+StoredId = Annotated[str, StringConstraints(max_length=64, pattern=r"^[A-Za-z0-9_-]*$")]
+
+
 class DialogueContext(BaseModel):
     """What the last answer was about (understanding.dialogue). Opaque to clients: send it back
     unchanged with the next question, so a follow-up ("and ECN?", "is it finished?") can
@@ -100,17 +104,13 @@ class DialogueContext(BaseModel):
         description="The fabric it was about (a fabric preference value: infiniband, rocev2, ethernet, ...).",
         examples=["infiniband"],
     )
-    recommendation_id: str = Field(
+    recommendation_id: StoredId = Field(
         default="",
-        max_length=64,
-        pattern=r"^[A-Za-z0-9_-]*$",
         description="The design on the table: a follow-up about it ('what connects them?') is answered from it.",
         examples=[""],
     )
-    previous_recommendation_id: str = Field(
+    previous_recommendation_id: StoredId = Field(
         default="",
-        max_length=64,
-        pattern=r"^[A-Za-z0-9_-]*$",
         description="The design the one on the table replaced (a what-if, a correction, a growth): 'what changed?'.",
         examples=[""],
     )

@@ -294,7 +294,8 @@ def design_reply(
 ) -> str:
     """The answer to a question about the design on the table (`previous_id`: the design it
     replaced, for "what changed?")."""
-    previous = get_recommendation(previous_id) if previous_id else None
+    # the design replaced is read from the store only for "what changed?", not for every design question
+    previous = get_recommendation(previous_id) if previous_id and "changes" in decision.design_topics else None
     return followup.design_answer(
         rec,
         decision.design_topics,
