@@ -40,6 +40,7 @@ COLLECTIONS = (
     "blind14",
     "blind15",
     "blind16",
+    "blind17",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
