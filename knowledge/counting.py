@@ -23,7 +23,7 @@ PRODUCT_SOURCE = "Fabric Advisor arithmetic (project's own) on the numbers in th
 # the switches' port count: "128-port switches", "64 x 400G port switch", "switches with 64 ports",
 # "every switch has 128 ports", "radix 64"
 RADIX = re.compile(
-    r"(?P<radix>\d{2,3})[\s-]*(?:x\s*\d+\s*g\w*\s*)?ports?\s+(?:[\w-]+\s+){0,2}switch"
+    r"(?P<radix>\d{2,3})[\s-]*(?:x\s*\d+\s*g\w*\s*)?ports?\s+(?:[\w-]+\s+){0,2}(?:switch|leaf|leaves|leafs|spine)"
     r"|switch(?:es)?\s+(?:with|of|having|has|have)\s+(?P<radix2>\d{2,3})\s+ports"
     r"|radix(?:\s+of)?\s+(?P<radix3>\d{2,3})",
     re.I,

@@ -137,8 +137,9 @@ def allreduce_traffic(text: str) -> Entry | None:
     body = (
         f"2(n-1)/n = {ratio.numerator}/{ratio.denominator} = {factor:.4g} times the buffer{amount} with n = {n}: in a ring "
         f"all-reduce (a reduce-scatter, then an all-gather) each GPU sends (and receives) (n-1)/n of the buffer in "
-        f"each half, so {factor:.4g} x the buffer in all; the share tends to 2 as n grows, which is why busbw, not "
-        "algbw, is comparable across rank counts."
+        f"each half, so {factor:.4g} x the buffer in all, in 2(n-1) = {2 * (n - 1)} communication steps (n-1 = "
+        f"{n - 1} for the reduce-scatter, {n - 1} for the all-gather); the share tends to 2 as n grows, which is "
+        "why busbw, not algbw, is comparable across rank counts."
     )
     title = "Ring all-reduce traffic per GPU for n ranks"
     return Entry.computed("calculation-ring-traffic", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
@@ -482,6 +483,25 @@ _POWER_UNITS = {"w": 1.0, "watt": 1.0, "watts": 1.0, "kw": 1000.0}
 _RATE_UNITS = {"g": 1.0, "gb/s": 1.0, "gbps": 1.0, "gbe": 1.0, "t": 1000.0, "tb/s": 1000.0, "tbps": 1000.0}
 
 
+# where a list of parts ends: the question after it ("..., how many cables?")
+_LIST_END = re.compile(r"[?.;]|,\s*(?:how|what|which|so)\b|\b(?:how|what|which)\b", re.I)
+_PART = re.compile(
+    r"(?<![\d.,])(?P<x>\d[\d,]*(?:\.\d+)?)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s*(?=,|\band\b|\bplus\b|$)",
+    re.I,
+)
+
+
+_SPREAD = re.compile(r"\b(?:over|across|among|between)\s+(?P<m>\d[\d,]*)\s+(?P<what>[a-z][\w-]*)", re.I)
+
+
+def _listed_parts(segment: str) -> list[tuple[float, str]]:
+    """The counted parts of a list ("8 back-end NIC ports, 2 front-end ports and 1 BMC
+    port"), up to the question that follows it."""
+    end = _LIST_END.search(segment)
+    listed = segment[: end.start()] if end else segment
+    return [(float(m["x"].replace(",", "")), m["what"].strip()) for m in _PART.finditer(listed)]
+
+
 def product_total(text: str) -> Entry | None:
     """A total of things that each have or draw the same ("1,024 transceivers each draw
     15 W: total power?", "8 NICs at 400G each = bandwidth per node?", "64 leaves, each with
@@ -495,6 +515,17 @@ def product_total(text: str) -> Entry | None:
     if n < 2 or each <= 0:
         return None
     things = found["things"].strip()
+    parts = _listed_parts(text[found.start("x") :])
+    if len(parts) >= 2 and unit not in _POWER_UNITS and unit not in _RATE_UNITS:
+        # "128 servers, each with 8 back-end NIC ports, 2 front-end ports and 1 BMC port": the
+        # parts each one has, added up first
+        each = sum(count for count, _ in parts)
+        listed = " + ".join(f"{count:g} {what}" for count, what in parts)
+        total = f"{n * each:,.6g}"
+        body = f"{total}: {n:,} {things} x ({listed}) = {n:,} x {each:g} = {total}."
+        return Entry.computed(
+            "calculation-product-total", f"Total over {n:,} {things}", body, PRODUCT_SOURCE, subject=CALCULATION
+        )
     if unit in _POWER_UNITS:
         watts = n * each * _POWER_UNITS[unit]
         total = f"{watts:,.0f} W ({watts / 1000:,.4g} kW)"
@@ -507,5 +538,10 @@ def product_total(text: str) -> Entry | None:
         total = f"{n * each:,.6g} {unit}"
         each_said = f"{each:g} {unit}"
     body = f"{total}: {n:,} {things} x {each_said} each = {total}."
+    spread = _SPREAD.search(text, found.end())
+    if spread and unit not in _POWER_UNITS and unit not in _RATE_UNITS and int(spread["m"].replace(",", "")) >= 2:
+        # "... spread evenly over 16 spines, how many land on each spine?"
+        over = int(spread["m"].replace(",", ""))
+        body += f" Spread evenly over {over:,} {spread['what']}: {n * each / over:,.6g} on each."
     title = f"Total over {n:,} {things}"
     return Entry.computed("calculation-product-total", title, body, PRODUCT_SOURCE, subject=CALCULATION)

@@ -40,7 +40,7 @@ def top_ids(db, text: str, n: int = 1) -> list[str]:
         ("Dragonfly+", {"glossary-dragonfly-plus", "topology-dragonfly-plus"}),
         ("Quantum-2", {"switch-qm9700"}),
         ("DGX H100 ports", {"ports-dgx-h100", "server-dgx-h100"}),
-        ("IEEE 802.1Qbb", {"glossary-pfc", "roce-pfc"}),
+        ("IEEE 802.1Qbb", {"glossary-pfc", "roce-pfc", "practice-pfc-mechanics"}),
         # "difference" frames the question; the cost FAQ's title has it but is not the answer
         (
             "What's the difference between NDR and XDR?",

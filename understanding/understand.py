@@ -362,6 +362,7 @@ FACTS = (
     "says_enough",
     "one_unit",
     "tested",
+    "trouble",
 )
 
 
@@ -418,6 +419,7 @@ def message_facts(
         "corrects": corrects,
         "one_unit": cues.has("one_unit"),
         "tested": cues.has("tested") and asks_anywhere(question),
+        "trouble": cues.has("trouble") and asks_anywhere(question),
         "errand": cues.has("errand"),
         "in_domain": sense == "domain",
         "everyday_sense": sense == "everyday",

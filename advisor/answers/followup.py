@@ -400,11 +400,37 @@ def _out_of_band_line(rec: Recommendation) -> str:
 
 #: "are the nvlink switch trays in that switch count?" of an NVL72 design
 _NVLINK_SWITCHES = re.compile(r"\bnvlink|\bnvswitch|\btrays?\b", re.I)
-_NVLINK_TRAYS_LINE = (
-    "- **NVLink switch trays:** not in that count: each NVL72 rack holds its own 9 NVLink switch trays (18 "
-    "NVLink switch chips), which join its 72 GPUs inside the rack; the switches counted are the network between "
-    "the racks (NVIDIA GB200 NVL72 and DGX SuperPOD GB200 reference architecture)."
-)
+
+
+def _nvlink_trays_line(racks: int) -> str:
+    return (
+        f"- **NVLink switch trays:** not in that count: 9 per rack ({9 * racks:,} across the {racks:,} racks), "
+        "each NVL72 rack holding its own 9 NVLink switch trays (18 NVLink switch chips) that join its 72 GPUs "
+        "inside the rack; the switches counted are the network between the racks (NVIDIA GB200 NVL72 and DGX "
+        "SuperPOD GB200 reference architecture)."
+    )
+
+
+#: a question about the switches' ports by what they do ("uplinks per leaf?", "ports used on each spine?")
+_SWITCH_PORTS = re.compile(r"\b(up-?links?|down-?links?|ports?)\b", re.I)
+_SWITCH_TIER_NAMED = re.compile(r"\b(leaf|leaves|leafs|spines?|switch(?:es)?)\b", re.I)
+
+
+def _switch_ports_line(topology: Topology) -> str:
+    """How each tier's ports are used, from the design's own cable counts: a leaf's ports
+    down to servers and up to the spines, a spine's ports used of its radix."""
+    links = {tier.tier: tier.count for tier in topology.cables}
+    leaves, spines = topology.leaf_switches, topology.spine_switches
+    if topology.tiers < 2 or not leaves or not spines:
+        return ""
+    down = math.ceil(links.get("node-leaf", 0) / leaves)
+    up = math.ceil(links.get("leaf-spine", 0) / leaves)
+    spine_used = math.ceil((links.get("leaf-spine", 0) + links.get("spine-core", 0)) / spines)
+    radix = f" of {topology.radix}" if topology.radix else ""
+    return (
+        f"- **Switch ports:** each leaf has up to {down} ports down to servers and {up} uplinks to the spines; "
+        f"each spine uses {spine_used}{radix} ports (from the design's cable counts)."
+    )
 
 
 #: switch tiers a question can ask about by name ("how many spine switches?")
@@ -505,7 +531,12 @@ def design_answer(
             if topic == "switches":
                 lines += _absent_tier_lines(rec, question)
                 if rec.node_word != "server" and _NVLINK_SWITCHES.search(question):
-                    lines.append(_NVLINK_TRAYS_LINE)
+                    lines.append(_nvlink_trays_line(math.ceil(rec.profile.gpu_count / 72)))
+                if _SWITCH_PORTS.search(question) and (ports := _switch_ports_line(rec.topology)):
+                    lines.append(ports)
+            if topic == "ports" and _SWITCH_TIER_NAMED.search(question) and "switches" not in topics:
+                # "spare spine ports?": a switch's ports, not the servers'
+                lines.append(_switch_ports_line(rec.topology) or "- **Switch ports:** no switch tiers: one server.")
             if topic == "cables":
                 lines += markdown.optics_lines(rec)
             lines += _quotes(TOPIC_ENTRIES.get(topic, []))

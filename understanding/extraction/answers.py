@@ -123,6 +123,9 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
         and not unit_follows(doc, token.i + 1)  # "fit in one node": a count with its unit is no bare number
         and not (token.i > 0 and doc[token.i - 1].lower_ in _COUNTS_SOMETHING_NAMED)
         and not (token.i + 1 < len(doc) and doc[token.i + 1].lower_ in _MEASURES)
+        and not _counts_a_thing(doc, token.i + 1)
+        and not _in_a_ratio(doc, token.i)
+        and token.lower_ != "one"  # "nice one, bye", "that one": a pronoun; no cluster is sized as "one"
         and not _a_year(doc, token)
     ]
     if len(numbers) != 1:
@@ -143,6 +146,56 @@ def lone_count(doc: Doc, readings: list[Reading], expecting: str | None) -> list
             frozenset({("quantity", token.i)}),
         )
     ]
+
+
+#: words that may follow a bare count without being what it counts ("256 instead", "512 total")
+_AFTER_A_BARE_COUNT = frozenset(
+    {
+        "instead",
+        "total",
+        "ish",
+        "tops",
+        "max",
+        "maximum",
+        "min",
+        "minimum",
+        "k",
+        "x",
+        "later",
+        "soon",
+        "overall",
+        "next",
+        "pls",
+        "plz",
+        "ok",
+        "okay",
+        "maybe",
+        "perhaps",
+        "today",
+        "tomorrow",
+        "anyway",
+        "though",
+        "then",
+    }
+)
+
+
+def _counts_a_thing(doc: Doc, at: int) -> bool:
+    """The number is followed by a word of its own that is no cluster unit and no filler:
+    it counts that thing ("how many grams of yeast are in one packet", "3 kids"), not GPUs
+    (a unit of the cluster after it is `unit_follows`' case; "256 then", "512 please" and
+    "128 instead" keep a bare count)."""
+    if at >= len(doc):
+        return False
+    word = doc[at]
+    # an adverb says when or how ("2048 eventually", "512 initially"), not what is counted
+    adverb = word.lower_.endswith("ly")
+    return word.is_alpha and not word.is_stop and not adverb and word.lower_ not in _AFTER_A_BARE_COUNT
+
+
+def _in_a_ratio(doc: Doc, at: int) -> bool:
+    """Either side of a ratio ("a 2:1 taper", "3 : 1"): no count."""
+    return (at + 1 < len(doc) and doc[at + 1].text in (":", "/")) or (at > 0 and doc[at - 1].text in (":", "/"))
 
 
 def _a_year(doc: Doc, token: Token) -> bool:

@@ -51,6 +51,7 @@ Group = Literal[
     "one_unit",
     "time_of_day",
     "tested",
+    "trouble",
 ]
 GROUPS: tuple[Group, ...] = get_args(Group)  # in the Literal's order: one list to add a group to
 #: a design topic's cues are kept under "design:<topic>"
