@@ -10,20 +10,9 @@ import pytest
 
 from advisor import service
 from advisor.models import AskKind
+from tests.service_chat import chain
 from understanding.extraction.extractor import extract
 from understanding.understand import design_topics, side_question
-
-
-def chain(*turns: str):
-    profile = rec = context = None
-    results = []
-    for text in turns:
-        result = service.ask(text, profile, rec, context)
-        profile, context = result.profile, result.context
-        if result.recommendation is not None:
-            rec = result.recommendation.id
-        results.append(result)
-    return results
 
 
 @pytest.mark.parametrize(
