@@ -41,6 +41,7 @@ COLLECTIONS = (
     "blind15",
     "blind16",
     "blind17",
+    "blind18",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
