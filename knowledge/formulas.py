@@ -219,7 +219,8 @@ def _ports_facing(direction: str, toward: str, ends: str) -> re.Pattern[str]:
     """A port count and the way its ports face: `direction` written out ("down", "up"), or
     `toward` what they reach ("to the servers"); fillers are bounded, so the search is linear."""
     return re.compile(
-        r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:(?!(?:down|up)\b)[a-z]{1,20}\s+){0,2}?"
+        r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*(?:(?P<g>\d{2,4})\s*g(?:be|b/s|bps|b)?\s+)?)?"
+        r"(?:(?!(?:down|up)\b)[a-z]{1,20}\s+){0,2}?"
         rf"(?:{direction}(?:links?|stream)?\b|(?:ports?\s+)?(?:{toward})\s+(?:the\s+)?(?:{ends})\b)",
         re.I,
     )
@@ -239,6 +240,10 @@ def oversubscription_ratio(text: str) -> Entry | None:
     if not hosts or not uplinks:
         return None
     ratio = Fraction(hosts, uplinks)
+    speeds = (int(down["g"]), int(up["g"])) if down["g"] and up["g"] else None
+    if speeds is not None:
+        # "40x100g down and 4x400g up": bandwidth down over bandwidth up
+        ratio = Fraction(hosts * speeds[0], uplinks * speeds[1])
     exact = f"{ratio.numerator}:{ratio.denominator}"
     shown = f"{float(ratio):.3g}:1" if ratio.denominator != 1 else exact
     also = f" ({exact})" if ratio.denominator != 1 else ""
@@ -249,8 +254,14 @@ def oversubscription_ratio(text: str) -> Entry | None:
         if ratio < 1
         else f"oversubscribed: when every host sends at once, each gets about {float(1 / ratio):.0%} of its line rate up the tree"
     )
+    split = (
+        f"{hosts} x {speeds[0]}G down to hosts ({hosts * speeds[0]:,} Gb/s) over {uplinks} x {speeds[1]}G up to the "
+        f"spines ({uplinks * speeds[1]:,} Gb/s)"
+        if speeds is not None
+        else f"{hosts} ports down to hosts over {uplinks} up to the spines (same port speed)"
+    )
     body = (
-        f"{shown}{also}: {hosts} ports down to hosts over {uplinks} up to the spines (same port speed), so the leaf "
+        f"{shown}{also}: {split}, so the leaf "
         f"is {verdict}. GPU training back-ends are built 1:1 (NVIDIA's DGX SuperPOD compute fabric is "
         "non-blocking); oversubscription is usual only for storage, front-end or inference networks."
     )
@@ -480,6 +491,12 @@ _TOTAL_ASKED = re.compile(
     re.I,
 )
 _POWER_UNITS = {"w": 1.0, "watt": 1.0, "watts": 1.0, "kw": 1000.0}
+#: an amount written with its scale ("28k", "1.2m"): money, mostly
+_AMOUNT_SCALES = {"k": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
+#: a share added on top of a total ("plus 10% support", "+ 15% for spares")
+_PLUS_PERCENT = re.compile(
+    r"(?:plus|\+|and|with|adding|add)\s+(?:an?\s+)?(?:extra\s+)?(?P<p>\d{1,3}(?:\.\d+)?)\s*%", re.I
+)
 _RATE_UNITS = {"g": 1.0, "gb/s": 1.0, "gbps": 1.0, "gbe": 1.0, "t": 1000.0, "tb/s": 1000.0, "tbps": 1000.0}
 
 
@@ -526,6 +543,23 @@ def product_total(text: str) -> Entry | None:
         return Entry.computed(
             "calculation-product-total", f"Total over {n:,} {things}", body, PRODUCT_SOURCE, subject=CALCULATION
         )
+    others = [m for m in _EACH_HAS.finditer(text, found.end()) if m["unit"].lower() in _POWER_UNITS]
+    if unit in _POWER_UNITS and others:
+        # "48 switches draw 1,600 W and 3,072 transceivers draw 9 W each: total power?": each
+        # kind of part counted, then added up
+        terms = [found, *others]
+        watts_each = [
+            int(m["n"].replace(",", "")) * float(m["x"].replace(",", "")) * _POWER_UNITS[m["unit"].lower()]
+            for m in terms
+        ]
+        watts = sum(watts_each)
+        said = " + ".join(
+            f"{m['n']} {m['things'].strip()} x {float(m['x'].replace(',', '')):g} {m['unit']} = {w:,.0f} W"
+            for m, w in zip(terms, watts_each, strict=True)
+        )
+        body = f"{watts:,.0f} W ({watts / 1000:,.4g} kW): {said}; together {watts:,.0f} W ({watts / 1000:,.4g} kW)."
+        title = "Total power of the listed parts"
+        return Entry.computed("calculation-product-total", title, body, PRODUCT_SOURCE, subject=CALCULATION)
     if unit in _POWER_UNITS:
         watts = n * each * _POWER_UNITS[unit]
         total = f"{watts:,.0f} W ({watts / 1000:,.4g} kW)"
@@ -534,6 +568,21 @@ def product_total(text: str) -> Entry | None:
         gbps = n * each * _RATE_UNITS[unit]
         total = f"{gbps:,.0f} Gb/s ({gbps / 1000:,.4g} Tb/s)"
         each_said = f"{each * _RATE_UNITS[unit]:g} Gb/s"
+    elif unit in _AMOUNT_SCALES:
+        # "64 switches at 28k each plus 10% support": an amount, written with its scale
+        amount = n * each * _AMOUNT_SCALES[unit]
+        total = f"{amount:,.0f}"
+        each_said = f"{each * _AMOUNT_SCALES[unit]:,.0f}"
+        added = _PLUS_PERCENT.search(text, found.end())
+        if added is not None:
+            share = float(added["p"])
+            with_share = amount * (1 + share / 100)
+            body = (
+                f"{with_share:,.0f}: {n:,} {things} x {each_said} each = {total}, plus {share:g}% "
+                f"({amount * share / 100:,.0f}) = {with_share:,.0f}."
+            )
+            title = f"Total over {n:,} {things}"
+            return Entry.computed("calculation-product-total", title, body, PRODUCT_SOURCE, subject=CALCULATION)
     else:
         total = f"{n * each:,.6g} {unit}"
         each_said = f"{each:g} {unit}"

@@ -232,7 +232,7 @@ def test_a_knowledge_question_gets_the_answer_with_its_source(fake):
 
 def test_an_unknown_question_says_what_can_be_answered(fake):
     _, dispatcher = run(
-        knowledge.ActionAnswerKnowledge(), tracker(text="what is a flux capacitor?", intent="ask_knowledge")
+        knowledge.ActionAnswerKnowledge(), tracker(text="what is the ZXQ-9000 fabric?", intent="ask_knowledge")
     )
     assert "don't have a sourced answer" in reply(dispatcher)
 

@@ -149,7 +149,7 @@ def test_blocks_name_the_fabric_and_give_every_figure() -> None:
     assert texts["*Topology*"] == "rail-optimized (DGX SuperPOD layout), 2 tiers, 8 rails, 4 scalable units"
     assert texts["*Ports per server*"] == "8 x 400G compute, 2 x 200G storage"
     assert texts["*Switches*"] == "32 leaf + 16 spine = 48"
-    assert texts["*Cables*"] == "1,020 node-leaf (400G), 1,024 leaf-spine (400G)"
+    assert texts["*Cables*"] == "1,020 node-leaf (400G), 1,024 leaf-spine (400G), 2,044 in all"
     assert texts["*Network cost*"] == "$1.6M - $3.2M"
     assert texts["*All-reduce*"].startswith("about 310.5 ms per gradient synchronisation")
     assert all(f["type"] == "mrkdwn" for f in fields)

@@ -225,14 +225,16 @@ def side_question(text: str) -> str | None:
 
 
 def _listed_question(cues: Cues) -> str | None:
-    """A question listed after the request's details, comma-separated: "20k h100 training,
-    ib vs roce whats cheaper at that scale", "600 a100s training, hdr ib ok? budget tight"."""
+    """A question listed after the request's details, comma- or dash-separated: "20k h100
+    training, ib vs roce whats cheaper at that scale", "600 a100s training, hdr ib ok? budget
+    tight", "18 gb300 nvl72 for pretraining — roce or xdr?"."""
     text = cues.text
     spans: list[tuple[int, int]] = []
     start = 0
-    for end in [index for index, char in enumerate(text) if char == ","] + [len(text)]:
+    for separator in [*_LIST_SEPARATOR.finditer(text), None]:
+        end = separator.start() if separator else len(text)
         spans.append(_stripped(text, start, end, " \t\n\r\f\v"))
-        start = end + 1
+        start = separator.end() if separator else len(text)
     for index, (start, end) in enumerate(spans[1:], start=1):
         part = text[start:end]
         if (_asks(cues, start, end) or "?" in part) and not cues.has("sizing", start, end) and not _gives_a_count(part):
@@ -240,6 +242,9 @@ def _listed_question(cues: Cues) -> str | None:
     return None
 
 
+#: what separates the items of a request written as a list: a comma, or a dash between
+#: spaces ("18 gb300 nvl72 for pretraining — roce or xdr?")
+_LIST_SEPARATOR = re.compile(r",|\s[—–-]\s")
 _WH_START = re.compile(r"^(?:what|whats|what's|which|how|why)\b", re.I)
 _LEADING_JOINER = re.compile(r"^(?:(?:and|but|plus|also)\s+)+", re.I)
 # a count: "1,024 GPUs", "16k h100s", "8 x gpus". The number's run is read up to 20
@@ -398,8 +403,9 @@ def message_facts(
         # the last answer was about the design ("how many switches?" -> "what is the cost
         # per GPU?"): a figure asked next is asked of it too, without "it" or "our"
         # ... but not how something works ("can you explain how a ring all-reduce moves data?")
+        # ... nor a question set aside from it ("by the way, what is Resilient RoCE?")
         "points_at_design": about_shown_design(question)
-        or (follows_design and design_shown and not cues.has("mechanism")),
+        or (follows_design and design_shown and not cues.has("mechanism") and not cues.has("aside")),
         "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
         or (found.gpu_model is not None and cues.has("change"))
         or (bool(topics) and cues.has("include"))

@@ -177,14 +177,15 @@ def _failure_lines(rec: Recommendation) -> list[str]:
     lines = [
         f"- **A leaf fails:** the up to {ports} server ports cabled to it (one rail of each server under it, in a "
         f"rail-optimized fabric) go dark; a job with GPUs behind them stops at its next collective and restarts "
-        f"from its last checkpoint, while jobs elsewhere keep running. {rec.fabric.name} has one plane, so no "
-        f"second path takes over (NVIDIA's B300 Spectrum-X reference architecture adds a second plane for that)."
+        f"from its last checkpoint, while jobs elsewhere keep running. {rec.fabric.name} has one plane, so there is no "
+        f"failover for those ports: no second path takes over (NVIDIA's B300 Spectrum-X reference architecture adds a "
+        f"second plane for that)."
     ]
     if t.spine_switches:
         share = 100 / t.spine_switches
         lines.append(
             f"- **A spine fails:** every leaf loses 1 of its {t.spine_switches} spines' uplinks ({share:.0f} % of its "
-            f"uplink bandwidth); {rerouted}, and jobs keep running a little slower."
+            f"uplink bandwidth); failover is automatic: {rerouted}, and jobs keep running a little slower."
         )
     return [*lines, *_quotes(["practice-link-flaps"])]
 
@@ -402,13 +403,30 @@ def _out_of_band_line(rec: Recommendation) -> str:
 _NVLINK_SWITCHES = re.compile(r"\bnvlink|\bnvswitch|\btrays?\b", re.I)
 
 
-def _nvlink_trays_line(racks: int) -> str:
-    return (
-        f"- **NVLink switch trays:** not in that count: 9 per rack ({9 * racks:,} across the {racks:,} racks), "
-        "each NVL72 rack holding its own 9 NVLink switch trays (18 NVLink switch chips) that join its 72 GPUs "
-        "inside the rack; the switches counted are the network between the racks (NVIDIA GB200 NVL72 and DGX "
-        "SuperPOD GB200 reference architecture)."
-    )
+#: an NVL72 rack's trays: how many of each, and what they are (NVIDIA GB200 NVL72 and GB300
+#: NVL72 system specifications; DGX SuperPOD GB200 reference architecture)
+_RACK_TRAYS = {
+    "nvlink": (
+        "NVLink switch trays",
+        9,
+        "not in that count: {per} per rack ({total:,} across the {racks:,} racks), each NVL72 rack holding its own "
+        "9 NVLink switch trays (18 NVLink switch chips) that join its 72 GPUs inside the rack; the switches counted "
+        "are the network between the racks (NVIDIA GB200 NVL72 and DGX SuperPOD GB200 reference architecture).",
+    ),
+    "compute": (
+        "Compute trays",
+        18,
+        "{per} per NVL72 rack, {total:,} across the {racks:,} racks (each tray 4 GPUs and 2 Grace CPUs; 9 NVLink "
+        "switch trays per rack besides them) (NVIDIA GB200 NVL72 and GB300 NVL72 system specifications).",
+    ),
+}
+#: "how many compute trays in total?" of an NVL72 design
+_TRAYS = re.compile(r"\btrays?\b", re.I)
+
+
+def _trays_line(kind: str, racks: int) -> str:
+    label, per, text = _RACK_TRAYS[kind]
+    return f"- **{label}:** " + text.format(per=per, total=per * racks, racks=racks)
 
 
 #: a question about the switches' ports by what they do ("uplinks per leaf?", "ports used on each spine?")
@@ -483,6 +501,8 @@ def design_answer(
     for topic in dict.fromkeys(topics):
         if topic == "servers":
             lines.append(f"- **Servers:** {markdown.servers_line(rec)}")
+            if rec.node_word != "server" and _TRAYS.search(question):
+                lines.append(_trays_line("compute", math.ceil(rec.profile.gpu_count / 72)))
         elif topic == "changes":
             lines += _changes_lines(rec, previous)
         elif topic == "scale_up":
@@ -509,7 +529,7 @@ def design_answer(
             servers = rec.profile.node_count
             lines.append(
                 f"- **NICs:** {rec.fabric.link_gbps} Gb/s{nic} per compute port, {per_server * servers:,} compute "
-                f"ports in all ({per_server} per server x {servers:,} servers); per server "
+                f"ports in all ({per_server} per {rec.node_word} x {servers:,} {rec.node_word}s); per {rec.node_word} "
                 f"{markdown.ports_line(rec.ports_per_server)}"
             )
         elif topic in verbs.TOPICS:
@@ -531,7 +551,7 @@ def design_answer(
             if topic == "switches":
                 lines += _absent_tier_lines(rec, question)
                 if rec.node_word != "server" and _NVLINK_SWITCHES.search(question):
-                    lines.append(_nvlink_trays_line(math.ceil(rec.profile.gpu_count / 72)))
+                    lines.append(_trays_line("nvlink", math.ceil(rec.profile.gpu_count / 72)))
                 if _SWITCH_PORTS.search(question) and (ports := _switch_ports_line(rec.topology)):
                     lines.append(ports)
             if topic == "ports" and _SWITCH_TIER_NAMED.search(question) and "switches" not in topics:

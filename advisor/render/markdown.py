@@ -122,7 +122,10 @@ def switches_summary(rec: Recommendation) -> str:
 
 
 def cables_line(t: Topology) -> str:
-    return ", ".join(f"{c.count:,} {c.tier} ({c.gbps}G)" for c in t.cables) or "none"
+    """ "256 node-leaf (400G), 256 leaf-spine (400G), 512 in all": each tier, and the total
+    a cabling plan is counted by."""
+    tiers = ", ".join(f"{c.count:,} {c.tier} ({c.gbps}G)" for c in t.cables) or "none"
+    return f"{tiers}, {sum(c.count for c in t.cables):,} in all" if len(t.cables) > 1 else tiers
 
 
 def topology_line(t: Topology) -> str:

@@ -8,6 +8,7 @@ there, not here. The id of the last recommendation shown is kept in the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rasa_sdk import Tracker
@@ -89,14 +90,20 @@ class ActionExplain(AdvisorAction):
         return remember(tracker, rec)
 
 
+#: "Spectrum-X instead of InfiniBand", "RoCE rather than IB": the fabric named second is the
+#: one replaced, so one fabric is tried
+_REPLACING = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|replacing)\b", re.I)
+
+
 def _one_fabric_to_try(decided: service.Turn, text: str) -> bool:
     """The message asks for the design on the table with one fabric it names (a what-if
     the dispatcher sizes), not for the candidates side by side."""
+    named = len(extraction.fabrics_named(text))
     return (
         decided.decision.want == Want.sizing
         and decided.shown is not None
         and decided.extraction.profile.prefer is not None
-        and len(extraction.fabrics_named(text)) == 1
+        and (named == 1 or (named == 2 and _REPLACING.search(text) is not None))
     )
 
 

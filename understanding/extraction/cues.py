@@ -52,6 +52,7 @@ Group = Literal[
     "time_of_day",
     "tested",
     "trouble",
+    "aside",
 ]
 GROUPS: tuple[Group, ...] = get_args(Group)  # in the Literal's order: one list to add a group to
 #: a design topic's cues are kept under "design:<topic>"

@@ -73,6 +73,13 @@ REQUEST_VERBS = {
     "configure",
     "give",
     "put",
+    # "could you show the RoCE variant?", "can you price it on Spectrum-X?"
+    "show",
+    "price",
+    "redo",
+    "rerun",
+    "model",
+    "cost",
 }
 
 
@@ -717,9 +724,13 @@ def _polite_request(words: list[Token]) -> bool:
 def _other_fabric_near(doc: Doc, index: int) -> bool:
     """Another fabric named in the same sentence ("ib, roce and ethernet"): a list of
     options, not a choice. The next word naming the same mention more precisely
-    ("spectrum-x ethernet") is not another."""
+    ("spectrum-x ethernet"), or a name of the same fabric ("roce w/ spectrum-x"), is not another."""
     fabrics = ("FABRIC_ETH", "FABRIC_IB")
-    return any(abs(token.i - index) > 1 and token.ent_type_ in fabrics for token in _sentence(doc, index))
+    value = doc[index]._.get(VALUE)
+    return any(
+        abs(token.i - index) > 1 and token.ent_type_ in fabrics and token._.get(VALUE) != value
+        for token in _sentence(doc, index)
+    )
 
 
 def _refined(doc: Doc, index: int) -> tuple[str, tuple[int, int]]:

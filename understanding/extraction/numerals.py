@@ -95,6 +95,7 @@ class NumberReader:
 
     def _read_words(self, words: list[str]) -> Quantity | None:
         """English cardinals: units, teens, tens, "hundred", scales, "dozen", "couple", "half a"."""
+        words = _half_dozen_joined(words)
         article = words[0] in self.articles
         if article:
             if len(words) < 2 or words[1] not in self.article_takes:
@@ -158,7 +159,7 @@ class NumberReader:
                     current *= 12
                 elif previous is None and article:
                     current = 12
-                elif previous == "half_a":
+                elif previous in ("half_a", "half"):  # "half a dozen", "a half-dozen"
                     current = 6
                 else:
                     return None
@@ -169,7 +170,8 @@ class NumberReader:
                 current = float(self.groups[word])
                 previous = "group"
             elif word in self.fractions:
-                if previous is not None or article:
+                # "half" starts a number ("half a million", "half-dozen"), after "a" only before "dozen"
+                if previous is not None or (article and following != "dozen"):
                     return None
                 current = self.fractions[word]
                 previous = "half"
@@ -178,6 +180,14 @@ class NumberReader:
         if previous in ("hyphen", "and", "half_a", "half", None):
             return None
         return Quantity(total + current, scale_used)
+
+
+def _half_dozen_joined(words: list[str]) -> list[str]:
+    """ "a half-dozen" reads as "a half dozen" (the hyphen joins no tens and units)."""
+    if "half" not in words:
+        return words
+    at = words.index("half")
+    return words[: at + 1] + words[at + 2 :] if words[at + 1 : at + 3] == ["-", "dozen"] else words
 
 
 @Language.factory("fabric_numbers")

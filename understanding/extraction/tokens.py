@@ -15,7 +15,7 @@ from typing import cast
 from spacy.lang.en import English
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 from spacy.util import compile_infix_regex, compile_prefix_regex
 
 # "Llama-70B", "ConnectX-7", "GPT-3": a hyphen between a letter and a digit splits too,
@@ -29,6 +29,8 @@ EXTRA_PREFIXES = [r"[x×](?=\d)(?!86\b)", r"w/(?=\w)"]
 _NUMBER_HEAD = re.compile(r"^(?P<pre>[~≈<>]?[$€£]?)(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<rest>.*)$", re.DOTALL)
 # "GbE.", "RoCE.", "L40S.": a word with a digit or an inner capital, then a full stop
 _TECH_WITH_STOP = re.compile(r"^(?=[^.]*(?:\d|.[A-Z]))[^.]{2,}\.$")
+# the last letter of a hyphenated name, then a full stop ("Spectrum-X.", "NVLink-C.")
+_NAME_LETTER_WITH_STOP = re.compile(r"^[^\W\d_]\.$")
 _ORDINAL = re.compile(r"^(?:st|nd|rd|th)$", re.IGNORECASE)
 #: the longest run of non-space characters spaCy's tokenizer reads in one go (a URL fits)
 MAX_WORD = 100
@@ -122,6 +124,11 @@ def plain_english() -> English:
     return nlp
 
 
+def _joined_by_hyphen(token: Token) -> bool:
+    """A hyphen written straight before the next word ("Spectrum-X"), not a dash between words."""
+    return token.text == "-" and not token.whitespace_
+
+
 class NumberSplittingTokenizer:
     """spaCy's tokenizer, then `split_word` on words that start with digits."""
 
@@ -137,7 +144,11 @@ class NumberSplittingTokenizer:
         spaces: list[bool] = []
         changed = False
         for token in doc:
-            pieces = split_word(token.text) if not token.is_space else [token.text]
+            if _NAME_LETTER_WITH_STOP.match(token.text) and token.i > 0 and _joined_by_hyphen(doc[token.i - 1]):
+                # "Spectrum-X.": spaCy keeps "X." whole as if it were an initial
+                pieces = [token.text[0], "."]
+            else:
+                pieces = split_word(token.text) if not token.is_space else [token.text]
             changed = changed or len(pieces) > 1
             words.extend(pieces)
             spaces.extend([False] * (len(pieces) - 1) + [bool(token.whitespace_)])
