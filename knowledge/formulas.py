@@ -491,12 +491,14 @@ _TOTAL_ASKED = re.compile(
     re.I,
 )
 _POWER_UNITS = {"w": 1.0, "watt": 1.0, "watts": 1.0, "kw": 1000.0}
-#: an amount written with its scale ("28k", "1.2m"): money, mostly
-_AMOUNT_SCALES = {"k": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
 #: a share added on top of a total ("plus 10% support", "+ 15% for spares")
 _PLUS_PERCENT = re.compile(
     r"(?:plus|\+|and|with|adding|add)\s+(?:an?\s+)?(?:extra\s+)?(?P<p>\d{1,3}(?:\.\d+)?)\s*%", re.I
 )
+#: an amount written with its scale ("28k", "1.2m"): money, mostly. The number reader's table
+#: (understanding/extraction/data/numbers.yaml) is not imported here: the knowledge layer
+#: stays below the extraction pipeline (tests/test_imports.py)
+_AMOUNT_SCALES = {"k": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
 _RATE_UNITS = {"g": 1.0, "gb/s": 1.0, "gbps": 1.0, "gbe": 1.0, "t": 1000.0, "tb/s": 1000.0, "tbps": 1000.0}
 
 
@@ -517,6 +519,11 @@ def _listed_parts(segment: str) -> list[tuple[float, str]]:
     end = _LIST_END.search(segment)
     listed = segment[: end.start()] if end else segment
     return [(float(m["x"].replace(",", "")), m["what"].strip()) for m in _PART.finditer(listed)]
+
+
+def _watts(match: re.Match[str]) -> float:
+    """What one kind of part draws in all: its count times each one's draw, in watts."""
+    return int(match["n"].replace(",", "")) * float(match["x"].replace(",", "")) * _POWER_UNITS[match["unit"].lower()]
 
 
 def product_total(text: str) -> Entry | None:
@@ -548,10 +555,7 @@ def product_total(text: str) -> Entry | None:
         # "48 switches draw 1,600 W and 3,072 transceivers draw 9 W each: total power?": each
         # kind of part counted, then added up
         terms = [found, *others]
-        watts_each = [
-            int(m["n"].replace(",", "")) * float(m["x"].replace(",", "")) * _POWER_UNITS[m["unit"].lower()]
-            for m in terms
-        ]
+        watts_each = [_watts(m) for m in terms]
         watts = sum(watts_each)
         said = " + ".join(
             f"{m['n']} {m['things'].strip()} x {float(m['x'].replace(',', '')):g} {m['unit']} = {w:,.0f} W"
@@ -561,7 +565,7 @@ def product_total(text: str) -> Entry | None:
         title = "Total power of the listed parts"
         return Entry.computed("calculation-product-total", title, body, PRODUCT_SOURCE, subject=CALCULATION)
     if unit in _POWER_UNITS:
-        watts = n * each * _POWER_UNITS[unit]
+        watts = _watts(found)
         total = f"{watts:,.0f} W ({watts / 1000:,.4g} kW)"
         each_said = f"{each:g} {'kW' if unit == 'kw' else 'W'}"
     elif unit in _RATE_UNITS:
@@ -570,9 +574,10 @@ def product_total(text: str) -> Entry | None:
         each_said = f"{each * _RATE_UNITS[unit]:g} Gb/s"
     elif unit in _AMOUNT_SCALES:
         # "64 switches at 28k each plus 10% support": an amount, written with its scale
-        amount = n * each * _AMOUNT_SCALES[unit]
+        scale = _AMOUNT_SCALES[unit]
+        amount = n * each * scale
         total = f"{amount:,.0f}"
-        each_said = f"{each * _AMOUNT_SCALES[unit]:,.0f}"
+        each_said = f"{each * scale:,.0f}"
         added = _PLUS_PERCENT.search(text, found.end())
         if added is not None:
             share = float(added["p"])
