@@ -119,6 +119,15 @@ class DialogueContext(BaseModel):
         description="What the last answer was: a knowledge entry or the design on the table.",
         examples=["knowledge"],
     )
+    unit_servers: int = Field(
+        default=0,
+        strict=True,
+        ge=0,
+        le=256,
+        description="The servers per scalable unit the customer stated ('five SUs of 32 systems'), 0 when none: "
+        "a later 'two SUs' counts units of that size.",
+        examples=[0],
+    )
 
 
 class Change(BaseModel):

@@ -243,7 +243,11 @@ def understand_message(
     # the extractor's reading merged with earlier turns, and a value taken back replaced
     # ("sorry, 256 not 128", "make that B200"): understanding.corrections, as the chat's slots
     # "we need two of those with DGX B200" after an answer on scalable units: two of them
-    counted = dialogue.units_of_the_model(dialogue.counted_in_last_subject(question, context), earlier.gpu_model)
+    counted = dialogue.units_of_the_model(
+        dialogue.counted_in_last_subject(question, context),
+        earlier.gpu_model,
+        context.unit_servers if context is not None else 0,
+    )
     revision = corrections.revise(counted, profile, expecting=expecting, shown=shown is not None)
     extraction, merged = revision.extraction, revision.merged
     # a relative size ("double it") or a value taken back changes the design on the table
@@ -311,7 +315,7 @@ def _on_table(context: DialogueContext | None, shown: Recommendation | None) -> 
     it is about the design shown, else just that design."""
     if shown is None or (context is not None and context.recommendation_id == shown.id):
         return context
-    return DialogueContext(recommendation_id=shown.id or "")
+    return DialogueContext(recommendation_id=shown.id or "", unit_servers=context.unit_servers if context else 0)
 
 
 #: the design topics a recommendation's summary already shows: a new design's request that

@@ -163,6 +163,7 @@ def after_answer(looked_up: str, hit: Answer | None, entry_id: str, last: Dialog
         recommendation_id=last.recommendation_id if last else "",
         previous_recommendation_id=last.previous_recommendation_id if last else "",
         about="knowledge" if hit else "",
+        unit_servers=last.unit_servers if last else 0,
     )
 
 
@@ -194,6 +195,7 @@ def after_design(
         recommendation_id=current,
         previous_recommendation_id=before if current else "",
         about="design" if rec is not None else "",
+        unit_servers=dialogue.stated_unit_servers(question) or (earlier.unit_servers if earlier else 0),
     )
 
 

@@ -42,6 +42,7 @@ from advisor.models import DialogueContext
 from knowledge import sources
 from understanding import query
 from understanding.extraction.extractor import fabrics_named, gpus_named
+from understanding.extraction.systems import rack_of
 from understanding.extraction.tokens import plain_english
 
 DATA_FILE = Path(__file__).with_name("dialogue.yaml")
@@ -219,17 +220,42 @@ _UNITS_ALONE = re.compile(
 )
 
 
-def units_of_the_model(question: str, gpu_model: str | None) -> str:
+def units_of_the_model(question: str, gpu_model: str | None, unit_servers: int = 0) -> str:
     """The question with "N SUs" read as N scalable units of the GPU earlier turns named:
     "could this scale to 4 SUs later?" after a GB200 design is 4 SUs of GB200 (a scalable
-    unit's size is the platform's, understanding.extraction.systems); unchanged when no
-    GPU was named or the question names its own."""
+    unit's size is the platform's, understanding.extraction.systems), or of the servers per
+    unit the customer stated (`unit_servers`: "five SUs of 32 systems", then "two SUs" is 64
+    servers); unchanged when no GPU was named or the question names its own."""
     if not gpu_model:
         return question
     found = _UNITS_ALONE.search(question)
     if found is None or found["count"].lower() in ("1", "one") or gpus_named(question):
         return question  # "is that 1 SU?" asks about the design, it does not resize it
-    return f"{question[: found.end()]} of {gpu_model}{question[found.end() :]}"
+    unit = f"{unit_servers} {gpu_model} systems each" if unit_servers and rack_of(gpu_model) is None else gpu_model
+    return f"{question[: found.end()]} of {unit}{question[found.end() :]}"
+
+
+#: a scalable unit larger than this is no unit anyone builds (NVIDIA's are 32 to 72 servers,
+#: a leaf's ports down): the number is something else ("SUs of 1024 GPUs")
+MAX_UNIT_SERVERS = 256
+_SERVER_WORD = r"(?:systems?|servers?|nodes?|boxes|box|machines?|hosts?|chassis)"
+#: "five SUs of 32 B300 systems", "4 SUs; each SU holds 32 nodes", "32 nodes per SU": the
+#: servers in one scalable unit as the customer counts them (bounded, so the search stays linear)
+_UNIT_SIZE = re.compile(
+    r"\b(?:scalable\s{1,3}units?|sus?)\b\s{0,3}(?:of|with|w/|[,;:(-]\s{0,3}(?:each|every)"
+    r"(?:\s{1,3}(?:su|scalable\s{1,3}unit|one))?\s{1,3}(?:with|holds|holding|has|having|of|containing|contains))"
+    rf"\s{{1,3}}(?P<of>\d{{1,4}})\s{{1,3}}(?:[\w-]{{1,12}}\s{{1,3}}){{0,3}}?{_SERVER_WORD}\b"
+    rf"|\b(?P<per>\d{{1,4}})\s{{1,3}}(?:(?:[\w-]{{1,12}}\s{{1,3}}){{0,3}}?{_SERVER_WORD}\s{{1,3}})?"
+    r"(?:per|each|an?|in\s{1,3}(?:each|every|an?))\s{1,3}(?:scalable\s{1,3}unit|su)\b",
+    re.I,
+)
+
+
+def stated_unit_servers(question: str) -> int:
+    """The servers per scalable unit the question states (0 when it states none)."""
+    found = _UNIT_SIZE.search(question)
+    servers = int(found["of"] or found["per"]) if found else 0
+    return servers if 1 <= servers <= MAX_UNIT_SERVERS else 0
 
 
 def counted_in_last_subject(question: str, context: DialogueContext | None) -> str:

@@ -278,7 +278,12 @@ def size(
     if decided.changed:  # a correction: "Changed: GPUs 128 -> 256."
         output.say(dispatcher, tracker, decided.changed)
     events = design.present(dispatcher, tracker, rec, shown)
-    on_table = DialogueContext(recommendation_id=shown.id or "") if shown is not None else None
+    last = dialogue_context(tracker)
+    on_table = (
+        DialogueContext(recommendation_id=shown.id or "", unit_servers=last.unit_servers if last else 0)
+        if shown is not None
+        else None
+    )
     about = decided.context if rec is decided.recommendation else dialogue.after_design(text, rec, earlier=on_table)
     events.append(SlotSet(CONTEXT_SLOT, about.model_dump()))
     if design_answer:  # "and the sync time at 512?"
