@@ -42,6 +42,7 @@ COLLECTIONS = (
     "blind16",
     "blind17",
     "blind18",
+    "blind19",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
