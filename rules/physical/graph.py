@@ -23,8 +23,9 @@ fabric manager (UFM) in a free node slot takes up to four leaf ports (H100 RA: 3
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from rules.models import Topology, TopologyKind
@@ -248,7 +249,7 @@ MANAGER = "ufm"
 # -------------------------------------------------------------------------- placement
 
 
-@dataclass
+@dataclass(frozen=True)
 class Placement:
     """Where every device stands: a rack for each host, leaf, spine and core."""
 
@@ -262,6 +263,21 @@ class Placement:
     notes: list[str] = field(default_factory=list)
 
 
+def _hosts_by_rack(hosts: int, group_hosts: int, per_rack: int, host_rack: Callable[[int], Rack]) -> list[Rack]:
+    """Every host's rack, computed once per rack rather than once per host (`host_rack`
+    gives the same rack to the hosts of one group that share offset // per_rack): a
+    cluster of a million GPUs has 125,000 hosts, placed for every network it is on."""
+    racks: list[Rack] = []
+    for group_start in range(0, hosts, group_hosts):
+        group_end = min(group_start + group_hosts, hosts)
+        for first in range(group_start, group_end, per_rack):
+            racks.extend([host_rack(first)] * min(per_rack, group_end - first))
+    return racks
+
+
+# remembered: a design's storage, in-band and out-of-band networks place the same hosts
+# again, and a placement is only read (frozen)
+@lru_cache(maxsize=32)
 def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
     """Racks on the floor (TIA-942 terms): groups of hosts (an SU, or one rack of hosts)
     fill rows after each row's leaf network rack(s) (the equipment distribution areas);
@@ -305,7 +321,7 @@ def place(layout: Layout, floor: Floor, switch_units: float = 1) -> Placement:
         linear = (start.col - 1) + offset // per_rack
         return Rack(shifted(start.row + linear // compute_cols), 1 + linear % compute_cols)
 
-    host_racks = [host_rack(h) for h in range(layout.hosts)]
+    host_racks = _hosts_by_rack(layout.hosts, group_hosts, per_rack, host_rack)
     manager_rack = None
     if layout.manager_cables:
         manager_rack = host_rack(min(layout.hosts, layout.sus * layout.slots_per_su - 1))

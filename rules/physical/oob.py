@@ -216,17 +216,24 @@ def host_devices(
 ) -> None:
     """Every server's (or compute tray's) BMC port(s) in its rack; an NVL72 rack adds its
     NVLink switch trays' three ports each and its power shelves, on two SN2201."""
-    seen: set[Rack] = set()
+    suffixes = ["bmc" if p == 0 else f"bmc{p + 1}" for p in range(bmc_ports)]
+    # one list per rack, in the order the hosts come (a rack-scale system's own devices after
+    # its first tray's BMC), added once per rack: a million-GPU cluster has 125,000 hosts
+    by_rack: dict[Rack, list[tuple[str, str]]] = {}
     for rack, host in zip(host_racks, names, strict=True):
-        ports = [(host, "bmc" if p == 0 else f"bmc{p + 1}") for p in range(bmc_ports)]
-        extra: list[tuple[str, str]] = []
-        if rack_scale and rack not in seen:
+        ports = by_rack.get(rack)
+        first = ports is None
+        if ports is None:
+            ports = by_rack[rack] = []
+        ports.extend((host, suffix) for suffix in suffixes)
+        if rack_scale and first:
             system = _rack_label(rack)
-            extra = [
+            ports.extend(
                 (f"{system}-nvswitch{t + 1}", port) for t in range(NVL72_NVLINK_TRAYS) for port in NVLINK_TRAY_PORTS
-            ] + [(f"{system}-power{s + 1}", "mgmt") for s in range(NVL72_POWER_SHELVES)]
-        seen.add(rack)
-        devices.add(rack, _rack_label(rack), [*ports, *extra], NVL72_OOB_SWITCHES if rack_scale else 1)
+            )
+            ports.extend((f"{system}-power{s + 1}", "mgmt") for s in range(NVL72_POWER_SHELVES))
+    for rack, ports in by_rack.items():
+        devices.add(rack, _rack_label(rack), ports, NVL72_OOB_SWITCHES if rack_scale else 1)
 
 
 def service_devices(devices: Devices, services: Sequence[ServiceNetwork]) -> None:
