@@ -128,6 +128,12 @@ class DialogueContext(BaseModel):
         "a later 'two SUs' counts units of that size.",
         examples=[0],
     )
+    sized_in: Literal["", "gpus", "servers"] = Field(
+        default="",
+        description="Whether the customer gave the cluster's size in GPUs ('1,520 L40S, eight per server') or in "
+        "servers ('190 servers of 8'): a later per-server correction keeps the count they gave.",
+        examples=["gpus"],
+    )
 
 
 class Change(BaseModel):

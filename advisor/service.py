@@ -34,7 +34,7 @@ from understanding import corrections, dialogue, small_talk, understand
 from understanding.extraction import Extraction
 from understanding.extraction.extractor import bounded
 from understanding.extraction.extractor import warm_up as warm_up_extractor
-from understanding.understand import Understanding, Want
+from understanding.understand import COUNT_FIELDS, Understanding, Want
 
 __all__ = [
     "Turn",
@@ -248,7 +248,13 @@ def understand_message(
         earlier.gpu_model,
         context.unit_servers if context is not None else 0,
     )
-    revision = corrections.revise(counted, profile, expecting=expecting, shown=shown is not None)
+    revision = corrections.revise(
+        counted,
+        profile,
+        expecting=expecting,
+        shown=shown is not None,
+        total_in_gpus=context is not None and context.sized_in == "gpus",
+    )
     extraction, merged = revision.extraction, revision.merged
     # a relative size ("double it") or a value taken back changes the design on the table
     # as a new count would
@@ -530,6 +536,25 @@ def decide(
             )
     parts["profile"] = merged
 
+    count_refused = any(span.field in COUNT_FIELDS for span in extraction.rejected)
+    if count_refused and shown is None and decision.want != Want.sizing:
+        # "network for -8 GPUs": said why, and asked for the count, as a request with no count is
+        return Turn(kind=AskKind.clarification, context=said, **parts)
+    model_refused = any(span.field == "gpu_model" for span in extraction.rejected)
+    if shown is not None and (count_refused or model_refused):
+        # "and for 25 million GB200 GPUs?", "minus 32 GPUs", "now do 48 of the T900": no cluster
+        # of that size, or a GPU the advisor has no data for, so nothing the message changes is
+        # applied; the design on the table stays, and the reply says why and asks
+        kept = "The design on the table is unchanged. " + (
+            "Which size should I use instead?" if count_refused else "Which GPU model is it?"
+        )
+        return Turn(
+            kind=AskKind.design_answer,
+            recommendation=shown,
+            design_answer=f"{parts['unusable']}\n\n{kept}",
+            context=said,
+            **{**parts, "profile": profile or merged},
+        )
     if decision.want == Want.off_topic:  # "order me a pizza": declined, the context kept for what follows
         return Turn(kind=AskKind.out_of_scope, context=context or DialogueContext(), **parts)
     if decision.want == Want.small_talk:  # "thanks, that's all": answered in kind, the design kept
@@ -557,9 +582,11 @@ def decide(
                 **parts,
             )
 
+    stated = dialogue.sized_in(extraction.spans)  # a count given in GPUs or in servers
     if merged.missing():
         side, side_text = side_answer(None, decision)
-        return Turn(kind=AskKind.clarification, side=side, side_text=side_text, context=said, **parts)
+        context_after = said.model_copy(update={"sized_in": stated or said.sized_in})
+        return Turn(kind=AskKind.clarification, side=side, side_text=side_text, context=context_after, **parts)
     try:
         complete = complete_profile(merged)
     except ValidationError as exc:
@@ -572,6 +599,6 @@ def decide(
         side=side,
         side_text=side_text,
         design_answer=_parts_asked(rec, decision, question, shown),
-        context=dialogue_context.after_design(question, rec, earlier=earlier),
+        context=dialogue_context.after_design(question, rec, earlier=earlier, sized_in=stated),
         **parts,
     )

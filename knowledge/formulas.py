@@ -24,6 +24,7 @@ from fractions import Fraction
 from knowledge import counting
 from knowledge.counting import FAT_TREE_SOURCE, PRODUCT_SOURCE, RADIX
 from knowledge.search import CALCULATION, Entry
+from knowledge.units import SOURCE as UNITS_SOURCE
 from knowledge.units import Quantity, conversion, quantities
 
 ALLREDUCE_SOURCE = (
@@ -76,6 +77,7 @@ def calculation(text: str) -> Entry | None:
     text = str(text or "")
     return (
         allreduce_time(text)
+        or transfer_time(text)
         or gather_scatter_traffic(text)
         or bus_bandwidth(text)  # names both bandwidths: before the ring factor it also holds
         or allreduce_traffic(text)
@@ -84,6 +86,7 @@ def calculation(text: str) -> Entry | None:
         or leaf_split(text)
         or fat_tree_capacity(text)
         or counting.count(text)
+        or per_unit_bill(text)
         or product_total(text)
         or conversion(text)
     )
@@ -413,6 +416,37 @@ def allreduce_time(text: str) -> Entry | None:
     return Entry.computed("calculation-allreduce-time", title, body, ALLREDUCE_SOURCE, subject=CALCULATION)
 
 
+_HOW_LONG = re.compile(
+    r"\bhow\s+(?:long|much\s+time|many\s+(?:seconds|milliseconds|ms))\b|\btime\s+(?:to|it\s+takes)\b", re.I
+)
+
+
+def transfer_time(text: str) -> Entry | None:
+    """How long a size takes over one link at its rate ("how long to push 1 GB over a 400
+    Gb/s link?"): bytes x 8 / bits per second, the serialisation time alone."""
+    if not _HOW_LONG.search(text) or _BUSBW_ASKED.search(text) or _ALGBW.search(text) or _GATHER_LIKE.search(text):
+        return None  # a collective's time is the collective's formula, not the wire's
+    size_gb = buffer_gigabytes(text)
+    rates = quantities(text)
+    if size_gb is None or not rates:
+        return None
+    rate = rates[-1]
+    bandwidth = _gbytes_per_second(text, rate)
+    if bandwidth <= 0:
+        return None
+    seconds = size_gb / bandwidth
+    shown_rate = f"{rate.value:g} Gb/s = {bandwidth:g} GB/s" if bandwidth != rate.value else f"{bandwidth:g} GB/s"
+    body = (
+        f"About {_duration(seconds)}: {size_gb:g} GB at {shown_rate} (a byte is 8 bits) takes "
+        f"{size_gb:g} / {bandwidth:g} s = {_duration(seconds)} on the wire, at the full line rate. That is the "
+        "serialisation time alone: protocol headers take a little more of the line rate, and the path's latency "
+        "(switch hops, the fibre's length) adds to it."
+    )
+    return Entry.computed(
+        "calculation-transfer-time", "Transfer time at a link's rate", body, UNITS_SOURCE, subject=CALCULATION
+    )
+
+
 RATIO = re.compile(r"(?<![\d.])(?P<r>\d{1,2}(?:\.\d)?)\s*(?::|to)\s*1\b")
 
 
@@ -524,6 +558,42 @@ def _listed_parts(segment: str) -> list[tuple[float, str]]:
 def _watts(match: re.Match[str]) -> float:
     """What one kind of part draws in all: its count times each one's draw, in watts."""
     return int(match["n"].replace(",", "")) * float(match["x"].replace(",", "")) * _POWER_UNITS[match["unit"].lower()]
+
+
+#: "1000 links, ...": how many units the bill is for, opening the question
+_UNITS_FIRST = re.compile(r"^\W*(?:for\s+)?(?P<n>\d{1,3}(?:,\d{3})+|\d{1,7})\s+(?P<things>[a-z][\w-]*)\b", re.I)
+#: "2 optics each at $900", "$100 of fibre": one part of a unit's bill, with how many of it
+_PRICED_PART = re.compile(
+    r"(?:(?P<k>\d{1,4})\s+(?P<what>[a-z][\w-]*)\s+(?:each\s+)?(?:at|@|for|costing|of)\s+)?"
+    r"\$\s?(?P<p>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<s>k|m)\b)?(?:\s+(?:of|for|in)\s+(?P<of>[a-z][\w-]*))?",
+    re.I,
+)
+
+
+def per_unit_bill(text: str) -> Entry | None:
+    """A total of units that each cost several priced parts ("1000 links, 2 optics each at
+    $900 plus $100 of fibre per link, total?"): each unit's parts added up, times the units."""
+    units = _UNITS_FIRST.search(text)
+    parts = list(_PRICED_PART.finditer(text))
+    if units is None or len(parts) < 2 or not _EACH.search(text) or not _TOTAL_ASKED.search(text):
+        return None
+    n = int(units["n"].replace(",", ""))
+    things = units["things"]
+    terms: list[tuple[int, float, str]] = []
+    for part in parts:
+        count = int(part["k"]) if part["k"] else 1
+        price = float(part["p"].replace(",", "")) * _AMOUNT_SCALES.get((part["s"] or "").lower(), 1.0)
+        terms.append((count, price, part["what"] or part["of"] or "more"))
+    each = sum(count * price for count, price, _ in terms)
+    if n < 2 or each <= 0:
+        return None
+    listed = " + ".join(
+        f"{count} {what} x ${price:,.0f}" if count > 1 else f"${price:,.0f} {what}" for count, price, what in terms
+    )
+    body = f"${n * each:,.0f}: each of the {n:,} {things} costs {listed} = ${each:,.0f}; {n:,} x ${each:,.0f} = ${n * each:,.0f}."
+    return Entry.computed(
+        "calculation-per-unit-bill", f"Total over {n:,} {things}", body, PRODUCT_SOURCE, subject=CALCULATION
+    )
 
 
 def product_total(text: str) -> Entry | None:

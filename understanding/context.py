@@ -164,6 +164,7 @@ def after_answer(looked_up: str, hit: Answer | None, entry_id: str, last: Dialog
         previous_recommendation_id=last.previous_recommendation_id if last else "",
         about="knowledge" if hit else "",
         unit_servers=last.unit_servers if last else 0,
+        sized_in=last.sized_in if last else "",
     )
 
 
@@ -179,7 +180,11 @@ def _compact(looked_up: str) -> str:
 
 
 def after_design(
-    question: str, rec: Recommendation | None, topic: str = "", earlier: DialogueContext | None = None
+    question: str,
+    rec: Recommendation | None,
+    topic: str = "",
+    earlier: DialogueContext | None = None,
+    sized_in: str = "",
 ) -> DialogueContext:
     """The context an answer about a design (or a new design) hands back: with the design it
     replaced, for "what changed?" (the one `earlier` had on the table when this design is
@@ -196,6 +201,7 @@ def after_design(
         previous_recommendation_id=before if current else "",
         about="design" if rec is not None else "",
         unit_servers=dialogue.stated_unit_servers(question) or (earlier.unit_servers if earlier else 0),
+        sized_in=sized_in or (earlier.sized_in if earlier else ""),
     )
 
 

@@ -252,11 +252,14 @@ def revise(
     expecting: str | None = None,
     shown: bool = False,
     extraction: Extraction | None = None,
+    total_in_gpus: bool = False,
 ) -> Revision:
     """What `text` does to the profile of earlier turns (`earlier`): the extractor's
     reading merged with it (`Extraction.applied_to`), and, when it is a correction, the
     value it names replaced and what changed. `expecting` is the count a bare number
-    answers (the chat's form, or a design shown), `shown` whether a design is on the table."""
+    answers (the chat's form, or a design shown), `shown` whether a design is on the table,
+    `total_in_gpus` whether earlier turns gave the cluster's size in GPUs (a per-server
+    correction then keeps the GPUs and changes the servers; else it keeps the servers)."""
     before = earlier or ProfileDraft()
     found = extraction or extract(text, expecting=expecting, known_model=before.gpu_model)
     merged = _shape_of_new_model(found.applied_to(before), before, found.profile)
@@ -294,6 +297,8 @@ def revise(
     if not kind or merged == before:
         return plain
     merged = _shape_kept(merged, before, text)
+    if total_in_gpus:
+        merged = _total_kept(merged, before, found.profile)
     return Revision(extraction=found, merged=merged, kind=kind, changes=changes(before, merged), note=note)
 
 
@@ -359,6 +364,23 @@ def _shape_kept(merged: ProfileDraft, before: ProfileDraft, text: str) -> Profil
     if not isinstance(gpus, int) or gpus % shape:
         return merged
     return merged.model_copy(update={"gpus_per_node": shape, "node_count": gpus // shape, "gpu_count": gpus})
+
+
+def _total_kept(merged: ProfileDraft, before: ProfileDraft, said: ProfileDraft) -> ProfileDraft:
+    """A correction of the GPUs a server holds ("the chassis are the four-GPU variant, not
+    eight") after a size given in GPUs ("1,520 L40S, eight per server") keeps the 1,520 GPUs
+    and changes the servers (380 of 4), as the customer counts the cluster."""
+    per_node, gpus = merged.gpus_per_node, before.gpu_count
+    if (
+        per_node is None
+        or per_node == before.gpus_per_node
+        or said.gpu_count is not None
+        or said.node_count is not None
+        or gpus is None
+        or gpus % per_node
+    ):
+        return merged
+    return merged.model_copy(update={"gpu_count": gpus, "node_count": gpus // per_node})
 
 
 def _words_of_shape(text: str) -> bool:

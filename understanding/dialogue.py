@@ -28,11 +28,12 @@ The context's model is `advisor.models.DialogueContext`, part of the ask contrac
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from spacy.lang.en import English
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
@@ -42,6 +43,7 @@ from advisor.models import DialogueContext
 from knowledge import sources
 from understanding import query
 from understanding.extraction.extractor import fabrics_named, gpus_named
+from understanding.extraction.models import Span
 from understanding.extraction.systems import rack_of
 from understanding.extraction.tokens import plain_english
 
@@ -62,7 +64,15 @@ class _Vocabulary(BaseModel):
     generic: list[str]
     weak: list[str]
     compares: list[str]
+    everyday_names: list[str]
     counted_units: dict[str, str]
+
+    @model_validator(mode="after")
+    def _everyday_names_are_names(self) -> _Vocabulary:
+        unknown = sorted(set(self.everyday_names) - set(self.names))
+        if unknown:
+            raise ValueError(f"everyday_names must be listed in names too: {', '.join(unknown)}")
+        return self
 
 
 @cache
@@ -165,6 +175,11 @@ def says_enough(question: str) -> bool:
     return len(_split(question)[1]) >= _vocabulary().says_enough
 
 
+def everyday_names() -> frozenset[str]:
+    """The names everyday language uses too ("dragonfly", "ring", "sharp"): dialogue.yaml."""
+    return frozenset(_vocabulary().everyday_names)
+
+
 def names(text: str) -> list[str]:
     """The technologies and products a text names, lower-cased ("what is PFC?" -> ["pfc"])."""
     return _split(text)[0]
@@ -249,6 +264,19 @@ _UNIT_SIZE = re.compile(
     r"(?:per|each|an?|in\s{1,3}(?:each|every|an?))\s{1,3}(?:scalable\s{1,3}unit|su)\b",
     re.I,
 )
+
+
+_SIZED_IN_SERVERS = re.compile(rf"\b(?:{_SERVER_WORD[3:-1]}|racks?|nvl72|trays?|pods?|sus?|units?)\b", re.I)
+
+
+def sized_in(spans: Sequence[Span]) -> str:
+    """ "servers" when the message's first count is one of servers (or racks, units): "190
+    servers with 8 each"; "gpus" when it is one of GPUs: "1,520 L40S GPUs, eight per server";
+    "" when it gives no count."""
+    first = next((span for span in spans if span.field in ("gpu_count", "node_count")), None)
+    if first is None:
+        return ""
+    return "servers" if _SIZED_IN_SERVERS.search(first.text) else "gpus"
 
 
 def stated_unit_servers(question: str) -> int:

@@ -368,6 +368,7 @@ FACTS = (
     "one_unit",
     "tested",
     "trouble",
+    "set_aside",
 )
 
 
@@ -406,7 +407,8 @@ def message_facts(
         # ... nor a question set aside from it ("by the way, what is Resilient RoCE?")
         "points_at_design": about_shown_design(question)
         or (follows_design and design_shown and not cues.has("mechanism") and not cues.has("aside")),
-        "what_if": any(getattr(found, name) is not None for name in WHAT_IF_FIELDS)
+        # ... a workload or fabric named in asking why something is so is the subject, not a change
+        "what_if": (any(getattr(found, name) is not None for name in WHAT_IF_FIELDS) and not cues.has("explains_why"))
         or (found.gpu_model is not None and cues.has("change"))
         or (bool(topics) and cues.has("include"))
         # "could we do 2:1 to save money?": a ratio proposed for the design's leaves
@@ -434,6 +436,7 @@ def message_facts(
         "small_talk": small_talk.reply_key(question) is not None,
         "knowledge_sure": knowledge_sure,
         "says_enough": dialogue.says_enough(question),
+        "set_aside": cues.has("aside"),
     }
 
 
@@ -447,9 +450,12 @@ def domain_sense(text: str) -> str:
     "the tiers of a wedding cake"): too weak a sign, and the knowledge base's match on
     that one word too. "none" otherwise."""
     cues = cues_of(text)
-    if cues.has("domain") or dialogue.names(text) or any(map(_written_as_code, text.split())):
+    named = dialogue.names(text)
+    everyday = dialogue.everyday_names()
+    if cues.has("domain") or any(name not in everyday for name in named) or any(map(_written_as_code, text.split())):
         return "domain"
     shared = {cues.text[cue.start : cue.end].lower().rstrip("s") for cue in cues.matches("domain_shared")}
+    shared |= {name for name in named if name in everyday}  # "dragonfly larvae": an everyday word here
     return "domain" if len(shared) >= 2 else "everyday" if shared else "none"
 
 

@@ -115,9 +115,15 @@ class ActionCompare(AdvisorAction):
 
     def act(self, dispatcher: CollectingDispatcher, tracker: Tracker, domain: dict[str, Any]) -> list[EventType]:
         text = profile.latest_text(tracker)
-        if respond.resizes_design(respond.turn(tracker)) and not (
-            extraction.fabrics_named(text) or chat.asks_to_compare(text)
-        ):  # "could we do 2:1 to save money?": the design again, not the fabrics side by side
+        decided = respond.turn(tracker)
+        if (
+            respond.resizes_design(decided)
+            and not chat.asks_to_compare(text)
+            and (not extraction.fabrics_named(text) or _one_fabric_to_try(decided, text))
+        ):
+            # "could we do 2:1 to save money?", "please show an InfiniBand version as well": the
+            # design again as the dispatcher sized it, not the fabrics side by side, and not only
+            # the figures the message names
             return respond.respond(dispatcher, tracker, list)
         # "cables/optics count?" about the design shown; costs and why-nots are what the
         # comparison itself shows
@@ -127,7 +133,6 @@ class ActionCompare(AdvisorAction):
             # "would a rail-only design be cheaper?": a topology, which the fabrics side by
             # side do not show; answered from the design as the dispatcher decided
             return respond.respond(dispatcher, tracker, list)
-        decided = respond.turn(tracker)
         decision = decided.decision
         if _one_fabric_to_try(decided, text):
             # "please show the RoCE option", "change the fabric to RoCE": the design with that

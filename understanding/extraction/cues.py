@@ -53,6 +53,7 @@ Group = Literal[
     "tested",
     "trouble",
     "aside",
+    "explains_why",
 ]
 GROUPS: tuple[Group, ...] = get_args(Group)  # in the Literal's order: one list to add a group to
 #: a design topic's cues are kept under "design:<topic>"

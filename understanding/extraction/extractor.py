@@ -14,6 +14,7 @@ from understanding.extraction.models import Extraction
 from understanding.extraction.pipeline import VALUE, nlp
 from understanding.extraction.resolve import resolve
 from understanding.extraction.resources import load
+from understanding.extraction.typos import unswapped
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def analysed(text: str) -> Doc:
     texts: `extract`, `fabrics_named` and the cues understanding.understand reads
     (cues_of below) share one run per message. Nothing changes a document after
     the pipeline."""
-    return _run(bounded(text).translate(_replacements()))
+    return _run(unswapped(bounded(text).translate(_replacements())))
 
 
 @lru_cache(maxsize=256)

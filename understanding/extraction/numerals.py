@@ -202,6 +202,7 @@ class NumberFinder:
         table = load("numbers")
         self.reader = NumberReader(table)
         self.max_word_tokens = int(table["max_word_tokens"])
+        self.negations = frozenset(str(word) for word in table["negations"])
         classes = self.reader.token_classes()
         self.digit_matcher = Matcher(nlp.vocab, validate=True)
         for index, shape in enumerate(table["shapes"]):
@@ -230,6 +231,10 @@ class NumberFinder:
                     covered_until = end
                     break
         found = _merge_restated(doc, found, values)
+        for span in found:  # "minus 32 GPUs": a negative count, which the size rules refuse
+            if span.start > 0 and doc[span.start - 1].lower_ in self.negations:
+                quantity = values[(span.start, span.end)]
+                values[(span.start, span.end)] = Quantity(-quantity.value, quantity.scale)
         doc.user_data[NUMBER_VALUES] = values
         if found:
             doc.ents = sorted([*doc.ents, *found], key=lambda span: span.start)

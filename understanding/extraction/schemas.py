@@ -125,6 +125,7 @@ class NumbersFile(_Strict):
     fractions: dict[str, float]
     articles: list[str]
     joiners: list[str]
+    negations: list[str] = Field(description='Words that make the number after them negative ("minus").')
     article_takes: list[str]
     shapes: list[str] = Field(min_length=1)
     max_word_tokens: int = Field(ge=1)
