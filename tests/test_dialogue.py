@@ -52,7 +52,8 @@ def test_the_api_hands_back_a_context_that_carries_a_follow_up(client: httpx.Cli
     alone = client.post("/v1/ask", json={"question": "is it actually finished?"}).json()
     leaning = client.post("/v1/ask", json={"question": "is it actually finished?", "context": first["context"]}).json()
     assert "ultra ethernet" in leaning["answer"]["topic"].lower() or "uec" in leaning["answer"]["topic"].lower()
-    assert leaning["answer"]["topic"] != alone["answer"]["topic"]
+    # alone it names nothing of the domain: out of scope, or at least not the Ultra Ethernet entry
+    assert alone["answer"] is None or leaning["answer"]["topic"] != alone["answer"]["topic"]
 
 
 def test_a_context_a_client_made_up_is_refused_when_it_is_not_the_shape(client: httpx.Client) -> None:
