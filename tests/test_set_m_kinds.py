@@ -163,3 +163,9 @@ def test_adapters_counted_over_all_racks_are_the_designs_nics() -> None:
 @pytest.mark.parametrize("text", ["Thank you, that concludes my questions.", "thanks, no further questions"])
 def test_closing_a_list_of_questions_is_a_goodbye(text: str) -> None:
     assert service.ask(text).kind == AskKind.small_talk
+
+
+def test_per_server_correction_keeps_a_size_given_in_systems() -> None:
+    _, fixed = chain("pretraining a 70B model on 16 DGX H100", "oops, 4 GPUs per node, not 8")
+    assert fixed.recommendation is not None
+    assert (fixed.recommendation.profile.node_count, fixed.recommendation.profile.gpu_count) == (16, 64)

@@ -266,12 +266,15 @@ _UNIT_SIZE = re.compile(
 )
 
 
-_SIZED_IN_SERVERS = re.compile(rf"\b(?:{_SERVER_WORD[3:-1]}|racks?|nvl72|trays?|pods?|sus?|units?)\b", re.I)
+_SIZED_IN_SERVERS = re.compile(
+    rf"\b(?:{_SERVER_WORD[3:-1]}|racks?|nvl\d+|trays?|pods?|sus?|units?|superpods?|dgxs?|hgxs?)\b", re.I
+)
 
 
 def sized_in(spans: Sequence[Span]) -> str:
-    """ "servers" when the message's first count is one of servers (or racks, units): "190
-    servers with 8 each"; "gpus" when it is one of GPUs: "1,520 L40S GPUs, eight per server";
+    """ "servers" when the message's first count is one of servers (or systems, racks, units):
+    "190 servers with 8 each", "16 DGX H100"; "gpus" when it is one of GPUs: "1,520 L40S GPUs,
+    eight per server";
     "" when it gives no count."""
     first = next((span for span in spans if span.field in ("gpu_count", "node_count")), None)
     if first is None:
