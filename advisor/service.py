@@ -494,6 +494,15 @@ class Turn:
         )
 
 
+_NEGATED = re.compile(r"(?:\bminus|\bnegative|-)\s*$", re.I)
+
+
+def _negative(question: str, said: str) -> bool:
+    """The count `said` is written negative in the question ("-8 GPUs", "minus 32 GPUs")."""
+    at = question.find(said)
+    return said.lstrip().startswith("-") or (at > 0 and _NEGATED.search(question[:at]) is not None)
+
+
 def decide(
     question: str,
     profile: ProfileDraft | None = None,
@@ -536,11 +545,16 @@ def decide(
             )
     parts["profile"] = merged
 
-    count_refused = any(span.field in COUNT_FIELDS for span in extraction.rejected)
+    # a count refused stops the turn where the message asks to size with it, or it is negative
+    # ("minus 32 GPUs"); "2 m server to leaf": 2 metres read as 2 million servers, a question still
+    count_refused = any(
+        span.field in COUNT_FIELDS and (decision.want == Want.sizing or _negative(question, span.text))
+        for span in extraction.rejected
+    )
     if count_refused and shown is None and decision.want != Want.sizing:
         # "network for -8 GPUs": said why, and asked for the count, as a request with no count is
         return Turn(kind=AskKind.clarification, context=said, **parts)
-    model_refused = any(span.field == "gpu_model" for span in extraction.rejected)
+    model_refused = decision.want == Want.sizing and any(span.field == "gpu_model" for span in extraction.rejected)
     if shown is not None and (count_refused or model_refused):
         # "and for 25 million GB200 GPUs?", "minus 32 GPUs", "now do 48 of the T900": no cluster
         # of that size, or a GPU the advisor has no data for, so nothing the message changes is

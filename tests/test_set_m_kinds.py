@@ -169,3 +169,12 @@ def test_per_server_correction_keeps_a_size_given_in_systems() -> None:
     _, fixed = chain("pretraining a 70B model on 16 DGX H100", "oops, 4 GPUs per node, not 8")
     assert fixed.recommendation is not None
     assert (fixed.recommendation.profile.node_count, fixed.recommendation.profile.gpu_count) == (16, 64)
+
+
+@pytest.mark.parametrize(
+    "text", ["2 m server to leaf at 400g, what cable", "which optics for a 30 m server to leaf run?"]
+)
+def test_a_distance_read_as_a_huge_count_does_not_stop_a_question(text: str) -> None:
+    assert service.ask(text).kind == AskKind.answer
+    *_, asked = chain("inference: 52 hgx h100", text)
+    assert "can't size" not in asked.reply
