@@ -90,6 +90,13 @@ def test_unknown_id_is_404_naming_the_id(client: httpx.Client, path: str) -> Non
     assert "r_000000000000" in response.json()["detail"]
 
 
+@pytest.mark.parametrize("action", ["feedback", "expand"])
+def test_an_action_without_its_id_is_404_saying_where_the_id_goes(client: httpx.Client, action: str) -> None:
+    response = client.post(f"/v1/recommendations/{action}", json={"reason": "The spine count looks low."})
+    assert response.status_code == 404
+    assert f"/v1/recommendations/{{id}}/{action}" in response.json()["detail"]
+
+
 @pytest.mark.parametrize(
     ("profile", "field", "words"),
     [

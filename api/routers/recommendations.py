@@ -163,6 +163,19 @@ async def get_recommendation(rec_id: RecId, service: Service, request: Request) 
     return await offload.run(request, lambda: json_model(_stored(service, rec_id)))
 
 
+@router.post("/{action}", include_in_schema=False)
+async def post_without_an_id(action: str) -> Response:
+    """POST /v1/recommendations/feedback (or /expand): an action of a recommendation asked
+    with its id left out, as a client does that sends the empty id of a context with no
+    design. A 404 that says where the id goes, not a bare 405 from the GET route's path."""
+    raise HTTPException(
+        404,
+        detail=f"No recommendation id was given: POST /v1/recommendations/{{id}}/{action} takes the id of a "
+        "recommendation you were given (a design's `id`, or a context's `recommendation_id` once a design is on "
+        "the table).",
+    )
+
+
 @router.get(
     "/{rec_id}/diagram.svg",
     summary="Topology diagram of a recommendation",
