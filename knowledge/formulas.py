@@ -386,19 +386,25 @@ def _duration(seconds: float) -> str:
     return f"{millis:.3g} ms" if millis < 100 else f"{seconds:.2g} s ({millis:.0f} ms)"
 
 
+def _size_over_rate(text: str, size_gb: float | None) -> tuple[float, Quantity, float] | None:
+    """The size (GB), the last rate the question states and that rate in GB/s, when it
+    states both: what a time over a link is worked out from."""
+    rates = quantities(text)
+    if size_gb is None or not rates:
+        return None
+    bandwidth = _gbytes_per_second(text, rates[-1])
+    return (size_gb, rates[-1], bandwidth) if bandwidth > 0 else None
+
+
 def allreduce_time(text: str) -> Entry | None:
     """How long one all-reduce of the question's buffer takes at its bandwidth:
     size x 2(n-1)/n / bus bandwidth (nccl-tests); n large (factor 2) when no GPU count is given."""
     if not _ALLREDUCE.search(text):
         return None
-    size_gb = _gigabytes(text)
-    rates = quantities(text)
-    if size_gb is None or not rates:
+    sized = _size_over_rate(text, _gigabytes(text))
+    if sized is None:
         return None
-    rate = rates[-1]
-    bandwidth = _gbytes_per_second(text, rate)
-    if bandwidth <= 0:
-        return None
+    size_gb, rate, bandwidth = sized
     ranks = _RANKS.search(text)
     n = int(ranks["number"]) if ranks else 0
     factor = 2 * (n - 1) / n if n > 1 else 2.0
@@ -426,14 +432,10 @@ def transfer_time(text: str) -> Entry | None:
     Gb/s link?"): bytes x 8 / bits per second, the serialisation time alone."""
     if not _HOW_LONG.search(text) or _BUSBW_ASKED.search(text) or _ALGBW.search(text) or _GATHER_LIKE.search(text):
         return None  # a collective's time is the collective's formula, not the wire's
-    size_gb = buffer_gigabytes(text)
-    rates = quantities(text)
-    if size_gb is None or not rates:
+    sized = _size_over_rate(text, buffer_gigabytes(text))
+    if sized is None:
         return None
-    rate = rates[-1]
-    bandwidth = _gbytes_per_second(text, rate)
-    if bandwidth <= 0:
-        return None
+    size_gb, rate, bandwidth = sized
     seconds = size_gb / bandwidth
     shown_rate = f"{rate.value:g} Gb/s = {bandwidth:g} GB/s" if bandwidth != rate.value else f"{bandwidth:g} GB/s"
     body = (
