@@ -474,7 +474,10 @@ class Turn:
         if self.kind == AskKind.clarification:
             if self.invalid:
                 return AskResult(**{**common, "missing": []}, reply=self.invalid)
-            parts = [self.unusable, self.changed, markdown.clarification_markdown(self.missing), self.side_text]
+            # a question asked beside an incomplete request ("our 16 DGX H100s: do we need a
+            # separate storage network?") is answered first; what a design still needs follows
+            lead = markdown.answer_markdown(self.side) if self.side is not None else self.side_text
+            parts = [self.unusable, self.changed, lead, markdown.clarification_markdown(self.missing)]
             return AskResult(**common, answer=self.side, reply="\n\n".join(filter(None, parts)), changed=self.changes)
         rec = self.recommendation
         assert rec is not None

@@ -348,6 +348,11 @@ def test_terse_and_lossless_follow_ups_are_answered_from_the_design_whatever_the
     assert "without PFC or ECN" in lossless and "priority 3" in lossless
 
 
+def test_a_question_beside_an_incomplete_request_is_answered_before_the_ask_in_chat_too(chat):
+    reply = chat.say("our 16 dgx h100 nodes: do we need a separate storage network?")
+    assert 0 <= reply.lower().find("storage") < reply.index("training, inference, or both")
+
+
 def test_a_question_inside_a_sizing_request_is_answered_beside_the_design(chat):
     reply = chat.say("We're training a 400B model on 8,192 H100s - is Dragonfly+ worth considering at this size?")
     assert "**Recommendation:" in reply

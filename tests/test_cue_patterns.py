@@ -134,6 +134,10 @@ def test_the_cues_come_from_the_extraction_run_over_the_message() -> None:
         # a fabric entity's words are still words ("infiniband fabric" is one entity)
         ("an infiniband fabric for our cluster", "sizing", True),
         ("ib vs. roce whats cheaper", "design:why_not", True),
+        # a path between endpoints, not a place to count
+        ("how many switches does their traffic cross?", "path", True),
+        ("how many hops between two hosts", "path", True),
+        ("how many switches do we need", "path", False),
     ],
 )
 def test_each_pattern_shape_matches_as_written(text: str, label: str, found: bool) -> None:

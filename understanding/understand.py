@@ -367,6 +367,7 @@ FACTS = (
     "says_enough",
     "one_unit",
     "tested",
+    "path",
     "trouble",
     "set_aside",
 )
@@ -427,6 +428,7 @@ def message_facts(
         "corrects": corrects,
         "one_unit": cues.has("one_unit"),
         "tested": cues.has("tested") and asks_anywhere(question),
+        "path": cues.has("path") and asks_anywhere(question),
         "trouble": cues.has("trouble") and asks_anywhere(question),
         "errand": cues.has("errand"),
         "in_domain": sense == "domain",

@@ -75,7 +75,10 @@ def answer(question: str) -> Entry | None:
     as an entry (sources: the rules that chose the fabric); None when it is no such question."""
     topics = counted_topics(question)
     # a count must be asked ("is nccl lying about busbw on a 2 node test?" names NICs, counts none)
-    if not topics or HOW_TO.search(question) or not cues_of(question).has("counting"):
+    cues = cues_of(question)
+    # a path's switches or hops ("if two nodes sit under the same leaf, how many switches does
+    # their traffic cross?") are the topology's, whatever count names the path's ends
+    if not topics or HOW_TO.search(question) or not cues.has("counting") or cues.has("path"):
         return None
     stated = sized_profile(question)
     if stated is None:

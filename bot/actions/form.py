@@ -26,6 +26,7 @@ from rasa_sdk.events import EventType, SlotSet
 from rasa_sdk.executor import CollectingDispatcher
 from rasa_sdk.forms import REQUESTED_SLOT, FormValidationAction
 
+from advisor.render import markdown
 from bot.actions import output, profile, replies, respond
 from rules.models import ProfileDraft
 from understanding import extraction
@@ -86,8 +87,10 @@ class ValidateSizingForm(FormValidationAction):
             # a question Rasa took for a sizing request: end the form, action_recommend answers it
             return [SlotSet(REQUESTED_SLOT, None)]
         if next_slot and not events:
-            # the form's first question: say first why a size the message gave is not used
+            # the form's first question: say first why a size the message gave is not used,
+            # and answer a question asked beside the request, as /v1/ask does
             self._explain_unusable_sizes(dispatcher, tracker)
+            self._answer_beside(dispatcher, tracker)
         if next_slot:
             output.say(dispatcher, tracker, **replies.question(next_slot))
         events.append(SlotSet(REQUESTED_SLOT, next_slot))
@@ -106,6 +109,16 @@ class ValidateSizingForm(FormValidationAction):
         unusable = respond.turn(tracker).unusable  # as the turn's one decision found it
         if unusable:
             output.say(dispatcher, tracker, unusable)
+
+    @staticmethod
+    def _answer_beside(dispatcher: CollectingDispatcher, tracker: Tracker) -> None:
+        """ "our 16 DGX H100s: do we need a separate storage network?": the question is
+        answered before the form asks what a design still needs."""
+        if profile.answered_since_user(tracker):
+            return
+        side = respond.turn(tracker).side
+        if side is not None:
+            output.say(dispatcher, tracker, markdown.answer_markdown(side))
 
     def _is_answer_turn(self, tracker: Tracker, requested: str | None) -> bool:
         """The form asked `requested` and the latest message is the reply to it (not the

@@ -262,8 +262,10 @@ def size(
     if rec is None:
         if decided.invalid:
             output.say(dispatcher, tracker, decided.invalid)
-        else:
-            design.ask_for_missing(dispatcher, tracker)
+            return []
+        if decided.side is not None:  # answered first, as /v1/ask does; then what a design still needs
+            output.say(dispatcher, tracker, markdown.answer_markdown(decided.side))
+        design.ask_for_missing(dispatcher, tracker)
         return []
     design_answer = decided.design_answer if rec is decided.recommendation else ""
     if decided.decision.design_topics and shown is not None and not design_answer:

@@ -48,6 +48,7 @@ Group = Literal[
     "domain",
     "domain_shared",
     "counting",
+    "path",
     "one_unit",
     "time_of_day",
     "tested",
