@@ -134,6 +134,12 @@ def test_the_cues_come_from_the_extraction_run_over_the_message() -> None:
         # a fabric entity's words are still words ("infiniband fabric" is one entity)
         ("an infiniband fabric for our cluster", "sizing", True),
         ("ib vs. roce whats cheaper", "design:why_not", True),
+        # setting something up is no setting; a "set up" of a thing that is no cluster is no design
+        ("we are setting up a new cluster", "design:settings", False),
+        ("what pfc setting on the switches", "design:settings", True),
+        ("How do I set up a ConnectX NIC for lossless RoCE?", "sizing", False),
+        ("Which network do Slurm and SSH traffic use?", "sizing", False),
+        ("which network do we need", "sizing", True),
         # a path between endpoints, not a place to count
         ("how many switches does their traffic cross?", "path", True),
         ("how many hops between two hosts", "path", True),

@@ -81,6 +81,7 @@ def test_side_questions_asked_as_requests_for_a_view_are_found(text, asked):
         "We need to decide whether to buy 256 H100 for training.",
         "We will train a 70B model on 128 H100s. What network do we need?",
         "For 256 H100 training, please give us a design.",
+        "setting up an h100 cluster, what fabric?",
     ],
 )
 def test_the_request_itself_is_not_a_side_question(text):
