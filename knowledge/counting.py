@@ -13,6 +13,7 @@ import math
 import re
 
 from knowledge.search import CALCULATION, Entry
+from knowledge.units import rate_total
 
 FAT_TREE_SOURCE = (
     "Al-Fares, Loukissas, Vahdat, 'A Scalable, Commodity Data Center Network Architecture', SIGCOMM 2008 "
@@ -58,7 +59,7 @@ def _said(value: float, base: str) -> str:
     if base == "W":
         return f"{value:,.6g} W ({value / 1000:,.4g} kW)"
     if base == "Gb/s":
-        return f"{value:,.6g} Gb/s ({value / 1000:,.4g} Tb/s)"
+        return rate_total(value)
     return f"{value:,.6g} {base}"
 
 
@@ -102,9 +103,10 @@ _EACH_FIRST = re.compile(
     re.I,
 )
 # "gives each of its 72 GPUs an 800 Gb/s ConnectX-8"
+# "if each of 128 GPUs has a 400 Gb/s NIC"
 _EACH_OF_N = re.compile(
     rf"\beach\s+of\s+(?:its|their|the|our|these|those)?\s*(?P<n>{_NUMBER})\s+(?P<thing>[a-z][\w-]*?)s?\s+"
-    rf"(?:a|an|one)?\s*(?P<x>{_NUMBER})\s*(?P<unit>{_UNIT})\b",
+    rf"(?:(?:has|have|gets|get|draws|uses|carries|runs|with)\s+)?(?:a|an|one)?\s*(?P<x>{_NUMBER})\s*(?P<unit>{_UNIT})\b",
     re.I,
 )
 _TOTAL_ASKED = re.compile(r"\b(?:total|aggregate|in\s+all|altogether|combined|sum|overall)\b", re.I)
@@ -231,6 +233,53 @@ def transceivers_for_links(text: str) -> Entry | None:
     )
 
 
+_RATE = r"g|gb/s|gbps|gbe|gig|t|tb/s|tbps"
+# "8 x 400G", "64 ports at 800G", "64 800G ports": a count of links and the rate of each
+_RATE_PRODUCT = (
+    re.compile(rf"(?<![\w.,])(?P<n>{_NUMBER})\s*[x×\*]\s*(?P<x>{_NUMBER})\s*(?P<unit>{_RATE})\b", re.I),
+    re.compile(
+        rf"(?<![\w.,])(?P<n>{_NUMBER})\s+(?P<things>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:at|of|running\s+at|@)\s+"
+        rf"(?P<x>{_NUMBER})\s*(?P<unit>{_RATE})\b",
+        re.I,
+    ),
+    re.compile(
+        rf"(?<![\w.,])(?P<n>{_NUMBER})\s+(?P<x>{_NUMBER})\s*(?P<unit>{_RATE})\s+(?P<things>ports?|links?|nics?|cables?|lanes?|"
+        r"uplinks?|downlinks?|connections?)\b",
+        re.I,
+    ),
+)
+# the total rate is what is asked: a bandwidth, or a rate's unit ("how many GB/s", "in TB/s");
+# not a cluster-wide figure the links alone do not give (bisection, per GPU)
+_RATE_ASKED = re.compile(
+    r"\b(?:bandwidth|throughput|capacity|injection)\b|\bhow\s+fast\b"
+    r"|\b(?:how\s+many|in|into|to)\s+(?:[GT]B/s|[GT]b/s|gb/s|tb/s|gbps|tbps|gigabytes|gigabits|terabytes|terabits)"
+    r"|=\s*\??\s*(?:[GT]B/s|[GT]b/s|gb/s|tb/s)",
+    re.I,
+)
+_NOT_THE_LINKS = re.compile(r"\bbisection|\bper\s+(?:gpu|rank|accelerator)\b|\bsplit\b", re.I)
+
+
+def rate_product(text: str) -> Entry | None:
+    """The total rate of a number of links ("how many GB/s is 8 x 400G NICs?", "aggregate
+    bandwidth of 64 ports at 800G?"): the count times each link's rate."""
+    if not _RATE_ASKED.search(text) or _NOT_THE_LINKS.search(text):
+        return None
+    found = next((m for pattern in _RATE_PRODUCT if (m := pattern.search(text))), None)
+    if found is None:
+        return None
+    n, each = _number(found["n"]), _number(found["x"])
+    unit = found["unit"].lower()
+    scale = 1000.0 if unit.startswith("t") else 1.0
+    if n < 2 or not n.is_integer() or each <= 0:
+        return None
+    things = found.groupdict().get("things") or "links"
+    total = rate_total(n * each * scale)
+    body = f"{total}: {n:,.0f} {things} x {each * scale:g} Gb/s = {total} (a byte is 8 bits)."
+    return Entry.computed(
+        "calculation-rate-product", f"Total rate of {n:,.0f} {things}", body, PRODUCT_SOURCE, subject=CALCULATION
+    )
+
+
 def count(text: str) -> Entry | None:
     """The count a question asks with its own numbers, or None."""
     return (
@@ -239,4 +288,5 @@ def count(text: str) -> Entry | None:
         or transceivers_for_links(text)
         or chained_product(text)
         or total_after_each(text)
+        or rate_product(text)
     )

@@ -25,7 +25,7 @@ from knowledge import counting
 from knowledge.counting import FAT_TREE_SOURCE, PRODUCT_SOURCE, RADIX
 from knowledge.search import CALCULATION, Entry
 from knowledge.units import SOURCE as UNITS_SOURCE
-from knowledge.units import Quantity, conversion, quantities
+from knowledge.units import Quantity, conversion, quantities, rate_total
 
 ALLREDUCE_SOURCE = (
     "NVIDIA nccl-tests, doc/PERFORMANCE.md (algorithm and bus bandwidth: an all-reduce's time is "
@@ -36,10 +36,10 @@ _ALLREDUCE = re.compile(r"\ball[\s-]?reduce|\bgradient\s+sync|\bgrad(?:ient)?s?\
 # a buffer size: "14 GB", "1 GiB", "512 MB" (a rate's "/s" or "ps" excluded)
 # ("a 4 gb buffer" in lower case too, but not a link's "400gb ports" or a rate's "gb/s")
 _SIZE = re.compile(
-    r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|[kmgt]i?b|(?i:kilo|mega|giga|tera)bytes?)"
+    r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGTP]i?B|[kmgtp]i?b|(?i:kilo|mega|giga|tera|peta)bytes?)"
     r"(?!\s*(?:/|ps\b|per\s+s|(?i:e\b|links?|ports?|nics?|ethernet|infiniband|networks?|fabrics?|switch)))"
 )
-_SIZE_SCALE = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
+_SIZE_SCALE = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3, "p": 1e6}
 # "7B params bf16", "70B model in fp32": the gradient buffer of a model
 _PARAMS = re.compile(r"(?<!\d)(?P<number>\d+(?:\.\d+)?)\s*b\b(?:[\w\s-]{0,20}?)(?:param|model)", re.I)
 _BYTES_PER_PARAM = (("fp32", 4), ("float32", 4), ("tf32", 4), ("fp8", 1), ("int8", 1))
@@ -321,7 +321,7 @@ def bus_bandwidth(text: str) -> Entry | None:
         sum_ = f"{algbw:g} GB/s x {factor:.4g} = {busbw:.4g} GB/s"
     size_gb = buffer_gigabytes(text)
     took = (
-        f" An {collective} of {size_gb:g} GB then takes {size_gb:g} GB / {algbw:.4g} GB/s = "
+        f" An {collective} of {_amount(size_gb)} GB then takes {_amount(size_gb)} GB / {algbw:.4g} GB/s = "
         f"{_duration(size_gb / algbw)}."
         if size_gb
         else ""
@@ -379,7 +379,16 @@ def _gigabytes(text: str) -> float | None:
     return None
 
 
+def _amount(value: float) -> str:
+    """A number as people write it: "1,000,000", "2,000", "0.5", never "1e+06"."""
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.4g}"
+
+
 def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds:,.0f} s ({seconds / 3600:,.3g} hours)"
+    if seconds >= 120:
+        return f"{seconds:,.0f} s ({seconds / 60:,.3g} minutes)"
     if seconds >= 1:
         return f"{seconds:.3g} s"
     millis = seconds * 1e3
@@ -414,7 +423,7 @@ def allreduce_time(text: str) -> Entry | None:
     lead = f"About {_duration(seconds)} per all-reduce"
     body = (
         f"{lead}: a ring all-reduce sends 2(n-1)/n of the buffer through each GPU's link ({how_many}), so "
-        f"{size_gb:g} GB x {factor:.3g} / {shown_rate} = {_duration(seconds)}. That is the bandwidth term alone: "
+        f"{_amount(size_gb)} GB x {factor:.3g} / {shown_rate} = {_duration(seconds)}. That is the bandwidth term alone: "
         "it assumes the bus bandwidth is reached (nccl-tests' busbw; on 400 Gb/s links measured busbw is usually "
         "40-48 GB/s rather than the line rate's 50) and leaves out latency, which matters for small buffers."
     )
@@ -423,7 +432,9 @@ def allreduce_time(text: str) -> Entry | None:
 
 
 _HOW_LONG = re.compile(
-    r"\bhow\s+(?:long|much\s+time|many\s+(?:seconds|milliseconds|ms))\b|\btime\s+(?:to|it\s+takes)\b", re.I
+    r"\bhow\s+(?:long|much\s+time|many\s+(?:seconds|milliseconds|ms|minutes|hours|days))\b"
+    r"|\btime\s+(?:to|it\s+takes)\b",
+    re.I,
 )
 
 
@@ -439,8 +450,8 @@ def transfer_time(text: str) -> Entry | None:
     seconds = size_gb / bandwidth
     shown_rate = f"{rate.value:g} Gb/s = {bandwidth:g} GB/s" if bandwidth != rate.value else f"{bandwidth:g} GB/s"
     body = (
-        f"About {_duration(seconds)}: {size_gb:g} GB at {shown_rate} (a byte is 8 bits) takes "
-        f"{size_gb:g} / {bandwidth:g} s = {_duration(seconds)} on the wire, at the full line rate. That is the "
+        f"About {_duration(seconds)}: {_amount(size_gb)} GB at {shown_rate} (a byte is 8 bits) takes "
+        f"{_amount(size_gb)} / {bandwidth:g} s = {_duration(seconds)} on the wire, at the full line rate. That is the "
         "serialisation time alone: protocol headers take a little more of the line rate, and the path's latency "
         "(switch hops, the fibre's length) adds to it."
     )
@@ -517,7 +528,7 @@ def fat_tree_capacity(text: str) -> Entry | None:
 _EACH_HAS = re.compile(
     r"(?<![\d.,])(?P<n>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?P<things>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s*,?\s*"
     r"(?:each\s+|apiece\s+)?(?:draw(?:s|ing)?|at|with|of|has|have|having|carry(?:ing)?|hold(?:s|ing)?|x|×)\s+"
-    r"(?P<x>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>kw|w|watts?|g|gb/s|gbps|gbe|t|tb/s|tbps|[a-z]+)\b",
+    r"(?P<x>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>kw|w|watts?|g|gb/s|gbps|gbe|t|tb/s|tbps|(?!x\b)[a-z]+)\b",
     re.I,
 )
 _EACH = re.compile(r"\b(?:each|apiece|per\s+\w+|every)\b", re.I)
@@ -642,7 +653,7 @@ def product_total(text: str) -> Entry | None:
         each_said = f"{each:g} {'kW' if unit == 'kw' else 'W'}"
     elif unit in _RATE_UNITS:
         gbps = n * each * _RATE_UNITS[unit]
-        total = f"{gbps:,.0f} Gb/s ({gbps / 1000:,.4g} Tb/s)"
+        total = rate_total(gbps)
         each_said = f"{each * _RATE_UNITS[unit]:g} Gb/s"
     elif unit in _AMOUNT_SCALES:
         # "64 switches at 28k each plus 10% support": an amount, written with its scale

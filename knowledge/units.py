@@ -92,6 +92,12 @@ def _format(value: float, unit: Unit) -> str:
     return f"{shown} {prefix}{'b/s' if unit == 'bits' else 'B/s'}"
 
 
+def rate_total(gbps: float) -> str:
+    """A total link rate in Gb/s, with Tb/s and the bytes a second beside it ("25,600 Gb/s
+    (25.6 Tb/s; 3.2 TB/s)"): totals are asked in either unit."""
+    return f"{gbps:,.6g} Gb/s ({gbps / 1000:,.4g} Tb/s; {_format(gbps / 8, 'bytes')})"
+
+
 def conversion(text: str) -> Entry | None:
     """The bits/bytes conversion a question asks for, or None when it asks none: it
     must state a rate and name both kinds of unit (with or without a number)."""

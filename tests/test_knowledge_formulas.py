@@ -153,7 +153,7 @@ def test_a_leaf_splits_its_ports_by_the_oversubscription_asked(question, lead):
     ("question", "total"),
     [
         ("If 512 transceivers each draw 17 W, what is their total power?", "8,704 W (8.704 kW)"),
-        ("a box with 4 nics at 800g each = how much bandwidth per node", "3,200 Gb/s (3.2 Tb/s)"),
+        ("a box with 4 nics at 800g each = how much bandwidth per node", "3,200 Gb/s (3.2 Tb/s; 400 GB/s)"),
         ("48 leaves, each with 16 uplinks: how many cables in all?", "768 uplinks"),
     ],
 )
@@ -173,3 +173,9 @@ def test_a_count_of_things_each_with_something_is_no_sum_unless_a_total_is_asked
 def test_an_all_gather_moves_n_minus_one_over_n_of_the_buffer_to_each_gpu(question: str, received: str) -> None:
     entry = formulas.calculation(question)
     assert entry is not None and received in entry.text and "31/32" in entry.text
+
+
+def test_a_long_transfer_is_told_in_hours_and_a_petabyte_is_read_as_a_size() -> None:
+    entry = calculation("how many hours is 1 PB at 100 GB/s?")
+    assert entry is not None and entry.text.startswith("About 10,000 s (2.78 hours)")
+    assert "1,000,000 GB" in entry.text and "e+" not in entry.text

@@ -196,6 +196,14 @@ def _stripped(text: str, start: int, end: int, chars: str) -> tuple[int, int]:
     return start, end
 
 
+#: a clause that only asks for the design ("setting up an h100 cluster, what fabric?"): the
+#: request itself, not a question beside it
+_REQUEST_ITSELF = re.compile(
+    r"^\W*(?:and\s+|so\s+)?(?:what|which)\s+(?:network|fabric|interconnect|topology)(?:\s+(?:then|pls|please))?\W*$",
+    re.I,
+)
+
+
 def side_question(text: str) -> str | None:
     """The question clause of a sizing request that asks something besides the design
     ("is dragonfly worth considering at this size?"), if there is one."""
@@ -211,6 +219,7 @@ def side_question(text: str) -> str | None:
             and asks
             and (cues.topics(start, end) or not cues.has("sizing", start, end))
             and not _gives_a_count(part)
+            and not _REQUEST_ITSELF.match(part)
         ):
             return _LEADING_JOINER.sub("", " ".join(text[a:b] for a, b in spans[index:]))
         asked = cues.first("side", start, end)
@@ -237,7 +246,12 @@ def _listed_question(cues: Cues) -> str | None:
         start = separator.end() if separator else len(text)
     for index, (start, end) in enumerate(spans[1:], start=1):
         part = text[start:end]
-        if (_asks(cues, start, end) or "?" in part) and not cues.has("sizing", start, end) and not _gives_a_count(part):
+        if (
+            (_asks(cues, start, end) or "?" in part)
+            and not cues.has("sizing", start, end)
+            and not _gives_a_count(part)
+            and not _REQUEST_ITSELF.match(part)
+        ):
             return ", ".join(text[a:b] for a, b in spans[index:])
     return None
 
