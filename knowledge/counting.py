@@ -115,8 +115,8 @@ _TOTAL_ASKED = re.compile(r"\b(?:total|aggregate|in\s+all|altogether|combined|su
 def total_after_each(text: str) -> Entry | None:
     """A total asked the other way round: what each has first, then how many there are."""
     found = _EACH_FIRST.search(text) or _EACH_OF_N.search(text)
-    if found is None or not _TOTAL_ASKED.search(text):
-        return None
+    if found is None or not _TOTAL_ASKED.search(text) or len(_EACH_OF_N.findall(text)) > 1:
+        return None  # several kinds of part ("each of 48 switches ... and each of 3,072 optics"): their sum
     n, each = _number(found["n"]), _number(found["x"])
     base, scale = _UNITS[found["unit"].lower()]
     if n < 2 or not n.is_integer():

@@ -86,3 +86,10 @@ def test_the_total_rate_of_a_number_of_links_is_counted_in_bits_and_bytes(questi
 def test_links_named_beside_another_question_are_not_added_up(question: str) -> None:
     entry = calculation(question)
     assert entry is None or (entry.id != "calculation-rate-product" and " x:" not in entry.text)
+
+
+def test_several_kinds_of_part_each_with_its_draw_are_added_up_not_the_first_alone() -> None:
+    entry = calculation(
+        "If each of 20 switches draws 1,500 W and each of 1,000 transceivers draws 15 W, what is the total power?"
+    )
+    assert entry is not None and entry.text.startswith("45,000 W")
