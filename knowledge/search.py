@@ -27,6 +27,8 @@ from understanding.query import (
     answer_fit,
     boost,
     content_words,
+    expansion_fit,
+    expansions_asked,
     fts_query,
     intents,
     is_query_word,
@@ -156,9 +158,10 @@ def search(text: str, limit: int = 5, *, db_path: str | Path | None = None) -> l
     asked = intents(text)
     wanted = wanted_answers(text)
     words = content_words(text)
+    expanded = expansions_asked(str(text))
     for entry_id, hit in entries.items():
         relevance = (1 - MEANING_SHARE) * bm25.get(entry_id, 0.0) / best_bm25 + MEANING_SHARE * meaning.get(entry_id)
-        fit = answer_fit(wanted, hit.title, hit.text) * title_fit(words, hit.title)
+        fit = answer_fit(wanted, hit.title, hit.text) * title_fit(words, hit.title) * expansion_fit(expanded, hit.title)
         hit.score = round(relevance * boost(hit.kind, asked) * fit, 4)
     hits = sorted(entries.values(), key=lambda hit: hit.score, reverse=True)
     return [hit for hit in hits if hit.score > 0][:limit]

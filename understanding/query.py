@@ -132,6 +132,37 @@ def answer_fit(wanted: list[re.Pattern[str]], title: str, text: str) -> float:
     return 1.0 if all(pattern.search(entry) for pattern in wanted) else _terms().answer_type_penalty
 
 
+#: a question that asks what letters stand for ("what does RoCE stand for", "HCA is short
+#: for?", "the abbreviation DPU"), and the words in it that could be the letters
+_EXPANSION_ASKED = re.compile(r"\bstands?\s+for\b|\bshort\s+for\b|\babbreviation\b|\bacronym\b", re.I)
+_LETTERS = re.compile(r"\b[A-Za-z][A-Za-z0-9-]{1,11}\b")
+
+
+def expansions_asked(question: str) -> tuple[str, ...]:
+    """The words whose expansion the question asks for; () when it asks for none."""
+    if not _EXPANSION_ASKED.search(question):
+        return ()
+    return tuple(word.lower() for word in _LETTERS.findall(question) if not is_stopword(word.lower()))
+
+
+def expansion_fit(asked: tuple[str, ...], title: str) -> float:
+    """The inverse of the answer-type penalty when the entry's title spells out one of the
+    letters asked ("RoCEv2 (RDMA over Converged Ethernet v2)" for "what does RoCE stand
+    for?"), else 1: a "stand for" question wants the entry that expands the letters, not one
+    that only uses them ("RDMA basics (verbs, ...)" for "RDMA stands for?"). A boost, not a
+    penalty of the others: the letters of a common word ("NCCL") match many entries weakly,
+    and the one that expands them should still be sure enough to be the answer."""
+    if not asked:
+        return 1.0
+    head = title.lower()
+    spelled = any(
+        re.match(rf"{re.escape(word)}[a-z0-9]{{0,2}}\s*\(", head)  # "RoCEv2 (RDMA over ...)"
+        or re.search(rf"\(\s*{re.escape(word)}[a-z0-9]{{0,2}}\s*[),]", head)  # "Scalable unit (SU)"
+        for word in asked
+    )
+    return 1.0 / _terms().answer_type_penalty if spelled else 1.0
+
+
 def title_fit(question_words: frozenset[str], title: str) -> float:
     """1 plus `title_match_boost` times the share of the question's words the entry's
     title names: of two entries the text ranks alike, the one titled by what was asked
