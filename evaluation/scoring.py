@@ -43,6 +43,7 @@ COLLECTIONS = (
     "blind17",
     "blind18",
     "blind19",
+    "blind20",
 )
 KINDS = ("knowledge", "sizing", "conversations", "intents")
 
