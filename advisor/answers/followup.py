@@ -525,10 +525,16 @@ def design_answer(
             lines += _quotes(LOSSLESS_ENTRIES.get(fam, [])) or ["- No network fabric: NVLink inside the server."]
         elif topic == "nics":
             nic = f" ({rec.fabric.nic_model})" if rec.fabric.nic_model else ""
-            per_server = sum(p.count for p in rec.ports_per_server if str(p.role) == "compute")
+            # the ports on the fabric this design sizes: compute ports, or for inference the
+            # ports that carry its traffic (an inference design has no compute role)
+            fabric_roles = (
+                {"compute"} if any(str(p.role) == "compute" for p in rec.ports_per_server) else {"inference_traffic"}
+            )
+            role_word = "compute" if fabric_roles == {"compute"} else "inference-traffic"
+            per_server = sum(p.count for p in rec.ports_per_server if str(p.role) in fabric_roles)
             servers = rec.profile.node_count
             lines.append(
-                f"- **NICs:** {rec.fabric.link_gbps} Gb/s{nic} per compute port, {per_server * servers:,} compute "
+                f"- **NICs:** {rec.fabric.link_gbps} Gb/s{nic} per {role_word} port, {per_server * servers:,} {role_word} "
                 f"ports in all ({per_server} per {rec.node_word} x {servers:,} {rec.node_word}s); per {rec.node_word} "
                 f"{markdown.ports_line(rec.ports_per_server)}"
             )
